@@ -1,0 +1,176 @@
+//! Body compression: Snappy, zlib and Zstandard, with Sereal's framing.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, TYPE_RAW, TYPE_SNAPPY, TYPE_ZLIB, TYPE_ZSTD};
+use std::io::{Read, Write};
+
+/// Body compression, Perl's `compress` option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// No compression (`SRL_UNCOMPRESSED`).
+    #[default]
+    None,
+    /// Snappy with a length prefix (`SRL_SNAPPY`, document type 2).
+    Snappy,
+    /// zlib (`SRL_ZLIB`, document type 3; protocol 3 and later).
+    Zlib,
+    /// Zstandard (`SRL_ZSTD`, document type 4; protocol 3 and later).
+    Zstd,
+}
+
+impl Compression {
+    /// The document type written in the header for this compression.
+    pub fn doc_type(self) -> u8 {
+        match self {
+            Compression::None => TYPE_RAW,
+            Compression::Snappy => TYPE_SNAPPY,
+            Compression::Zlib => TYPE_ZLIB,
+            Compression::Zstd => TYPE_ZSTD,
+        }
+    }
+}
+
+/// Checks a compression choice against the protocol version and level, with
+/// Perl's rules.
+pub(crate) fn check(c: Compression, version: u8, level: Option<i32>) -> Result<()> {
+    let bad = |m: String| Err(Error::new(ErrorKind::BadOption(m)));
+    match c {
+        Compression::Zlib | Compression::Zstd if version < 3 => bad(format!(
+            "{c:?} compression needs protocol version 3 or later, not {version}"
+        )),
+        Compression::Zlib if level.is_some_and(|l| !(1..=10).contains(&l)) => {
+            bad("compress_level for zlib must be between 1 and 10".into())
+        }
+        Compression::Zstd if level.is_some_and(|l| !(1..=22).contains(&l)) => {
+            bad("compress_level for zstd must be between 1 and 22".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Appends the framed, compressed `body` to `out`.
+pub(crate) fn compress_body(
+    c: Compression,
+    level: Option<i32>,
+    body: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Display| Error::new(ErrorKind::Compression(e.to_string()));
+    match c {
+        Compression::None => out.extend_from_slice(body),
+        Compression::Snappy => {
+            let packed = snap::raw::Encoder::new()
+                .compress_vec(body)
+                .map_err(|e| fail(&e))?;
+            protocol::write_varint(out, packed.len() as u64);
+            out.extend_from_slice(&packed);
+        }
+        Compression::Zlib => {
+            let lvl = level.unwrap_or(6).clamp(1, 9) as u32;
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(lvl));
+            z.write_all(body).map_err(|e| fail(&e))?;
+            let packed = z.finish().map_err(|e| fail(&e))?;
+            protocol::write_varint(out, body.len() as u64);
+            protocol::write_varint(out, packed.len() as u64);
+            out.extend_from_slice(&packed);
+        }
+        Compression::Zstd => {
+            let packed = zstd::bulk::compress(body, level.unwrap_or(3)).map_err(|e| fail(&e))?;
+            protocol::write_varint(out, packed.len() as u64);
+            out.extend_from_slice(&packed);
+        }
+    }
+    Ok(())
+}
+
+/// Limits for decompression.
+pub(crate) struct Inflate {
+    pub max_size: usize,
+}
+
+impl Inflate {
+    fn too_big(&self, n: u64) -> Error {
+        Error::new(ErrorKind::LimitExceeded(format!(
+            "uncompressed body of {n} bytes exceeds max_uncompressed_size ({})",
+            self.max_size
+        )))
+    }
+
+    /// Decompresses a body of document type `doc_type` from `data` (which
+    /// starts right after the header). Errors carry offsets into `data`.
+    pub(crate) fn body(&self, doc_type: u8, data: &[u8]) -> Result<Vec<u8>> {
+        let trunc = || Error::at(ErrorKind::Truncated, data.len());
+        let varint_at = |pos: usize| {
+            protocol::read_varint(&data[pos.min(data.len())..])
+                .ok_or_else(|| Error::at(ErrorKind::BadVarint, pos))
+        };
+        let bad = |pos: usize, e: &dyn std::fmt::Display| {
+            Error::at(ErrorKind::Decompression(e.to_string()), pos)
+        };
+        match doc_type {
+            protocol::TYPE_SNAPPY_LEGACY => self.snappy(data, 0),
+            TYPE_SNAPPY => {
+                let (len, n) = varint_at(0)?;
+                let end = n
+                    .checked_add(len as usize)
+                    .filter(|&e| e <= data.len())
+                    .ok_or_else(trunc)?;
+                self.snappy(&data[n..end], n)
+            }
+            TYPE_ZLIB => {
+                let (ulen, n1) = varint_at(0)?;
+                let (clen, n2) = varint_at(n1)?;
+                let start = n1 + n2;
+                let end = start
+                    .checked_add(clen as usize)
+                    .filter(|&e| e <= data.len())
+                    .ok_or_else(trunc)?;
+                if ulen > self.max_size as u64 {
+                    return Err(self.too_big(ulen).shifted(0, false));
+                }
+                let mut out = Vec::with_capacity(ulen as usize);
+                let mut z = flate2::read::ZlibDecoder::new(&data[start..end]).take(ulen + 1);
+                z.read_to_end(&mut out).map_err(|e| bad(start, &e))?;
+                if out.len() as u64 != ulen {
+                    return Err(bad(
+                        start,
+                        &format!("zlib body is {} bytes, header says {ulen}", out.len()),
+                    ));
+                }
+                Ok(out)
+            }
+            TYPE_ZSTD => {
+                let (clen, n) = varint_at(0)?;
+                let end = n
+                    .checked_add(clen as usize)
+                    .filter(|&e| e <= data.len())
+                    .ok_or_else(trunc)?;
+                let frame = &data[n..end];
+                let mut out = Vec::new();
+                let mut z =
+                    zstd::stream::read::Decoder::with_buffer(frame).map_err(|e| bad(n, &e))?;
+                let limit = self.max_size as u64;
+                (&mut z)
+                    .take(limit + 1)
+                    .read_to_end(&mut out)
+                    .map_err(|e| bad(n, &e))?;
+                if out.len() as u64 > limit {
+                    return Err(self.too_big(out.len() as u64));
+                }
+                Ok(out)
+            }
+            t => Err(Error::at(ErrorKind::BadDocumentType(t), 0)),
+        }
+    }
+
+    fn snappy(&self, blob: &[u8], at: usize) -> Result<Vec<u8>> {
+        let len = snap::raw::decompress_len(blob)
+            .map_err(|e| Error::at(ErrorKind::Decompression(e.to_string()), at))?;
+        if len > self.max_size {
+            return Err(self.too_big(len as u64));
+        }
+        snap::raw::Decoder::new()
+            .decompress_vec(blob)
+            .map_err(|e| Error::at(ErrorKind::Decompression(e.to_string()), at))
+    }
+}

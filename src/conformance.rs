@@ -1,0 +1,271 @@
+//! Conformance checks against documents written by Perl's Sereal.
+//!
+//! A corpus file is zstd-compressed JSON Lines, one case a line, with the
+//! fields `id`, `name`, `profile`, `options` (Perl's encoder options),
+//! `srl` (base64 of Perl's encoding of the case) and `canon` (base64 of
+//! Perl's re-encoding of its own decoding of `srl`). For every case:
+//!
+//! 1. `canon` decodes, and re-encoding it with `options` gives Perl's exact
+//!    bytes (for compressed documents: the same header and the same
+//!    decompressed body, since compressor libraries differ in their output);
+//! 2. `srl` decodes to a graph equal to the decoded `canon` (hashes compared
+//!    as maps, identity and sharing respected);
+//! 3. a case without `canon` (Perl could not decode its own output) must
+//!    still decode without error.
+
+use crate::compress::Compression;
+use crate::decoder::{Decoder, Header};
+use crate::encoder::{Encoder, EncoderOptions};
+use crate::error::{Error, ErrorKind, Result};
+use base64::Engine;
+use std::io::BufRead;
+use std::path::Path;
+
+/// One corpus case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Case number, the same in every profile.
+    pub id: u64,
+    /// The test set's name for the case.
+    pub name: String,
+    /// The option profile.
+    pub profile: String,
+    /// Perl's encoder options, by Perl's names.
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// Perl's encoding of the case.
+    pub srl: Option<Vec<u8>>,
+    /// Perl's re-encoding of its decoding of `srl`.
+    pub canon: Option<Vec<u8>>,
+}
+
+/// The outcome of one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every check held.
+    Passed,
+    /// A check failed: what, and the first differing byte offset if any.
+    Failed(String, Option<usize>),
+    /// Not checked, and why.
+    Skipped(String),
+}
+
+/// Builds encoder options from Perl option names and values, as in the
+/// corpus's `options` field.
+///
+/// ```
+/// let opts = serde_json::json!({"protocol_version": 3, "sort_keys": 1});
+/// let o = sereal::conformance::encoder_options(opts.as_object().unwrap()).unwrap();
+/// assert_eq!((o.protocol_version, o.sort_keys), (3, true));
+/// ```
+pub fn encoder_options(
+    perl: &serde_json::Map<String, serde_json::Value>,
+) -> Result<EncoderOptions> {
+    let mut o = EncoderOptions::new();
+    for (name, v) in perl {
+        let n = v
+            .as_i64()
+            .or_else(|| v.as_bool().map(i64::from))
+            .unwrap_or(0);
+        let on = n != 0;
+        let bad = || Error::new(ErrorKind::BadOption(format!("{name} => {v}")));
+        match name.as_str() {
+            "protocol_version" => o.protocol_version = u8::try_from(n).map_err(|_| bad())?,
+            "sort_keys" => o.sort_keys = on,
+            "canonical" => o = o.canonical(on),
+            "canonical_refs" => o.canonical_refs = on,
+            "dedupe_strings" => o.dedupe_strings = on,
+            "aliased_dedupe_strings" => o.aliased_dedupe_strings = on,
+            "no_shared_hashkeys" => o.no_shared_hashkeys = on,
+            "croak_on_bless" => o.croak_on_bless = on,
+            "no_bless_objects" => o.no_bless_objects = on,
+            "use_standard_double" => o.use_standard_double = on,
+            "max_recursion_depth" => {
+                o.max_recursion_depth = usize::try_from(n).map_err(|_| bad())?
+            }
+            "compress_threshold" => o.compress_threshold = usize::try_from(n).map_err(|_| bad())?,
+            "compress_level" => o.compress_level = Some(i32::try_from(n).map_err(|_| bad())?),
+            "compress" => {
+                o.compress = match n {
+                    0 => Compression::None,
+                    1 => Compression::Snappy,
+                    2 => Compression::Zlib,
+                    3 => Compression::Zstd,
+                    _ => return Err(bad()),
+                }
+            }
+            _ => {
+                return Err(Error::new(ErrorKind::BadOption(format!(
+                    "unsupported option {name}"
+                ))))
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Reads every case of a corpus file (`.jsonl.zst`, or plain `.jsonl`).
+pub fn read_cases(path: &Path) -> std::io::Result<Vec<Case>> {
+    let file = std::fs::File::open(path)?;
+    let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "zst") {
+        Box::new(std::io::BufReader::new(zstd::stream::read::Decoder::new(
+            file,
+        )?))
+    } else {
+        Box::new(std::io::BufReader::new(file))
+    };
+    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidData, m);
+    let b64 = |v: Option<&serde_json::Value>| -> std::io::Result<Option<Vec<u8>>> {
+        match v.and_then(|v| v.as_str()) {
+            None => Ok(None),
+            Some(s) => base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map(Some)
+                .map_err(|e| invalid(format!("bad base64: {e}"))),
+        }
+    };
+    let mut cases = Vec::new();
+    for (n, line) in reader.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| invalid(format!("line {}: {e}", n + 1)))?;
+        let text = |k: &str| {
+            rec.get(k)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        cases.push(Case {
+            id: rec.get("id").and_then(|v| v.as_u64()).unwrap_or(n as u64),
+            name: text("name"),
+            profile: text("profile"),
+            options: rec
+                .get("options")
+                .and_then(|v| v.as_object())
+                .cloned()
+                .unwrap_or_default(),
+            srl: b64(rec.get("srl"))?,
+            canon: b64(rec.get("canon"))?,
+        });
+    }
+    Ok(cases)
+}
+
+/// The header bytes and the (decompressed) body of a document.
+fn split(doc: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+    let h = Header::parse(doc)?;
+    let (body, _) = Decoder::default().body_bytes(doc, &h)?;
+    let mut head = doc[..h.len].to_vec();
+    // The type bits say whether the body was compressed, which the body
+    // comparison covers; keep the version.
+    head[4] &= 0x0f;
+    Ok((head, body.into_owned()))
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
+/// Runs the checks of one case.
+pub fn check(case: &Case) -> Outcome {
+    if case.options.contains_key("freeze_callbacks") {
+        return Outcome::Skipped("FREEZE/THAW handlers are not registered".into());
+    }
+    let opts = match encoder_options(&case.options) {
+        Ok(o) => o,
+        Err(e) => return Outcome::Failed(format!("options: {e}"), None),
+    };
+    let dec = Decoder::default();
+    let Some(canon) = &case.canon else {
+        return match case.srl.as_deref().map(|s| dec.decode(s)) {
+            Some(Err(e)) => Outcome::Failed(format!("srl does not decode: {e}"), e.offset()),
+            _ => Outcome::Passed,
+        };
+    };
+    let canon_value = match dec.decode_with_header(canon) {
+        Ok((_, v)) => v,
+        Err(e) => return Outcome::Failed(format!("canon does not decode: {e}"), e.offset()),
+    };
+    let ours = match Encoder::new(opts.clone()).and_then(|mut enc| enc.encode(&canon_value)) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Failed(format!("re-encoding failed: {e}"), None),
+    };
+    if opts.compress == Compression::None {
+        if &ours != canon {
+            let at = first_difference(&ours, canon);
+            return Outcome::Failed("re-encoding differs from Perl's".into(), Some(at));
+        }
+    } else {
+        match (split(&ours), split(canon)) {
+            (Ok((ha, ba)), Ok((hb, bb))) => {
+                if ha != hb {
+                    return Outcome::Failed(
+                        "header differs from Perl's".into(),
+                        Some(first_difference(&ha, &hb)),
+                    );
+                }
+                if ba != bb {
+                    let at = first_difference(&ba, &bb);
+                    return Outcome::Failed(
+                        "decompressed body differs from Perl's".into(),
+                        Some(at),
+                    );
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                return Outcome::Failed(format!("decompression: {e}"), None)
+            }
+        }
+    }
+    if let Some(srl) = &case.srl {
+        match dec.decode(srl) {
+            Err(e) => return Outcome::Failed(format!("srl does not decode: {e}"), e.offset()),
+            Ok(v) if v != canon_value => {
+                return Outcome::Failed("srl and canon decode to different graphs".into(), None)
+            }
+            Ok(_) => {}
+        }
+    }
+    Outcome::Passed
+}
+
+/// Totals over one or more corpus files.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Cases whose checks all held.
+    pub passed: usize,
+    /// Failed cases: `(id, name, profile, what, first differing offset)`.
+    pub failed: Vec<(u64, String, String, String, Option<usize>)>,
+    /// Skipped cases, with the reason.
+    pub skipped: Vec<(u64, String, String)>,
+}
+
+impl Report {
+    /// Checks every case of `cases` and adds the outcomes.
+    pub fn add(&mut self, cases: &[Case]) {
+        for c in cases {
+            match check(c) {
+                Outcome::Passed => self.passed += 1,
+                Outcome::Failed(what, at) => {
+                    self.failed
+                        .push((c.id, c.name.clone(), c.profile.clone(), what, at))
+                }
+                Outcome::Skipped(why) => self.skipped.push((c.id, c.profile.clone(), why)),
+            }
+        }
+    }
+
+    /// The closing line: `N passed, M failed` and, if any, `, K skipped`.
+    pub fn summary(&self) -> String {
+        let mut s = format!("{} passed, {} failed", self.passed, self.failed.len());
+        if !self.skipped.is_empty() {
+            s.push_str(&format!(", {} skipped", self.skipped.len()));
+        }
+        s
+    }
+}

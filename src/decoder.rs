@@ -1,0 +1,788 @@
+//! The decoder: every tag of protocols 1 to 5, compressed bodies and user
+//! header data, into a [`Value`] graph that re-encodes to the same bytes.
+
+use crate::compress::{Compression, Inflate};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::value::{Body, Hash, Key, Ref, Regexp, Str, Value};
+use hashbrown::HashMap;
+use std::ops::Range;
+
+/// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`
+/// options. A limit of 0 means no limit.
+///
+/// ```
+/// use sereal::{Decoder, DecoderOptions};
+/// let dec = Decoder::new(DecoderOptions::new().refuse_objects(true).max_num_array_entries(1000));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DecoderOptions {
+    /// Refuse Snappy-compressed documents.
+    pub refuse_snappy: bool,
+    /// Refuse zlib-compressed documents.
+    pub refuse_zlib: bool,
+    /// Refuse Zstandard-compressed documents.
+    pub refuse_zstd: bool,
+    /// Refuse documents that contain blessed objects.
+    pub refuse_objects: bool,
+    /// Decode objects as their plain, unblessed referents.
+    pub no_bless_objects: bool,
+    /// Check that `STR_UTF8` strings are valid UTF-8.
+    pub validate_utf8: bool,
+    /// Maximum nesting depth (default 10000, as Perl).
+    pub max_recursion_depth: usize,
+    /// Maximum entries in one hash.
+    pub max_num_hash_entries: usize,
+    /// Maximum elements in one array.
+    pub max_num_array_entries: usize,
+    /// Maximum length of one string, in bytes.
+    pub max_string_length: usize,
+    /// Maximum size of a decompressed body (default 1 GiB).
+    pub max_uncompressed_size: usize,
+}
+
+impl Default for DecoderOptions {
+    fn default() -> Self {
+        DecoderOptions {
+            refuse_snappy: false,
+            refuse_zlib: false,
+            refuse_zstd: false,
+            refuse_objects: false,
+            no_bless_objects: false,
+            validate_utf8: false,
+            max_recursion_depth: 10_000,
+            max_num_hash_entries: 0,
+            max_num_array_entries: 0,
+            max_string_length: 0,
+            max_uncompressed_size: 1 << 30,
+        }
+    }
+}
+
+macro_rules! setters {
+    ($($name:ident: $t:ty),* $(,)?) => {$(
+        #[doc = concat!("Sets `", stringify!($name), "`.")]
+        pub fn $name(mut self, v: $t) -> Self {
+            self.$name = v;
+            self
+        }
+    )*};
+}
+
+impl DecoderOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    setters! {
+        refuse_snappy: bool,
+        refuse_zlib: bool,
+        refuse_zstd: bool,
+        refuse_objects: bool,
+        no_bless_objects: bool,
+        validate_utf8: bool,
+        max_recursion_depth: usize,
+        max_num_hash_entries: usize,
+        max_num_array_entries: usize,
+        max_string_length: usize,
+        max_uncompressed_size: usize,
+    }
+}
+
+/// The parsed header of a document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Protocol version, 1 to 5.
+    pub version: u8,
+    /// Body compression.
+    pub compression: Compression,
+    /// Whether the body uses protocol 1's Snappy framing (no length prefix).
+    pub legacy_snappy: bool,
+    /// Byte range of the user header data body, if present.
+    pub user_data: Option<Range<usize>>,
+    /// Length of the header: the body starts here.
+    pub len: usize,
+}
+
+impl Header {
+    /// Parses the header at the start of `input`.
+    ///
+    /// ```
+    /// let h = sereal::Header::parse(b"=\xF3rl\x05\x00\x01").unwrap();
+    /// assert_eq!((h.version, h.len), (5, 6));
+    /// ```
+    pub fn parse(input: &[u8]) -> Result<Header> {
+        if input.len() >= 5 && input[..5] == protocol::MAGIC_V3_UTF8[..] {
+            return Err(Error::at(ErrorKind::Utf8MangledMagic, 0));
+        }
+        if input.len() < 4 {
+            let is_prefix =
+                protocol::MAGIC_V1.starts_with(input) || protocol::MAGIC_V3.starts_with(input);
+            let kind = if is_prefix {
+                ErrorKind::Truncated
+            } else {
+                ErrorKind::BadMagic
+            };
+            return Err(Error::at(kind, 0));
+        }
+        let new_magic = match &input[..4] {
+            m if m == protocol::MAGIC_V3 => true,
+            m if m == protocol::MAGIC_V1 => false,
+            _ => return Err(Error::at(ErrorKind::BadMagic, 0)),
+        };
+        let vt = *input
+            .get(4)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, 4))?;
+        let (version, doc_type) = (vt & 15, vt >> 4);
+        match version {
+            0 => return Err(Error::at(ErrorKind::UnsupportedVersion(0), 4)),
+            6.. => return Err(Error::at(ErrorKind::NoPublicSpec(version), 4)),
+            _ => {}
+        }
+        if new_magic != (version >= 3) {
+            return Err(Error::at(
+                ErrorKind::BadHeader(format!(
+                    "magic string does not match protocol version {version}"
+                )),
+                0,
+            ));
+        }
+        let compression = match doc_type {
+            protocol::TYPE_RAW => Compression::None,
+            protocol::TYPE_SNAPPY_LEGACY | protocol::TYPE_SNAPPY => Compression::Snappy,
+            protocol::TYPE_ZLIB if version >= 3 => Compression::Zlib,
+            protocol::TYPE_ZSTD if version >= 3 => Compression::Zstd,
+            t => return Err(Error::at(ErrorKind::BadDocumentType(t), 4)),
+        };
+        let (suffix, n) = protocol::read_varint(&input[5..]).ok_or_else(|| {
+            let kind = if input.len() <= 5 {
+                ErrorKind::Truncated
+            } else {
+                ErrorKind::BadVarint
+            };
+            Error::at(kind, 5)
+        })?;
+        let start = 5 + n;
+        let end = usize::try_from(suffix)
+            .ok()
+            .and_then(|s| start.checked_add(s))
+            .filter(|&e| e <= input.len())
+            .ok_or_else(|| {
+                Error::at(
+                    ErrorKind::BadHeader(format!(
+                        "header suffix of {suffix} bytes runs past the input"
+                    )),
+                    5,
+                )
+            })?;
+        let user_data =
+            (version >= 2 && end > start && input[start] & protocol::HEADER_USER_DATA != 0)
+                .then(|| start + 1..end);
+        Ok(Header {
+            version,
+            compression,
+            legacy_snappy: doc_type == protocol::TYPE_SNAPPY_LEGACY,
+            user_data,
+            len: end,
+        })
+    }
+}
+
+/// A reusable decoder.
+///
+/// ```
+/// use sereal::{encode, Decoder, Value};
+/// let doc = encode(&Value::array(["a", "b"])).unwrap();
+/// let v = Decoder::default().decode(&doc).unwrap();
+/// assert_eq!(v.at(1), Some(Value::from("b")));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Decoder {
+    opts: DecoderOptions,
+}
+
+/// Decodes the body of a document with the default options.
+pub fn decode(input: &[u8]) -> Result<Value> {
+    Decoder::default().decode(input)
+}
+
+impl Decoder {
+    /// A decoder with `options`.
+    pub fn new(options: DecoderOptions) -> Decoder {
+        Decoder { opts: options }
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &DecoderOptions {
+        &self.opts
+    }
+
+    /// Decodes the document's body.
+    pub fn decode(&self, input: &[u8]) -> Result<Value> {
+        let header = Header::parse(input)?;
+        self.body(input, &header)
+    }
+
+    /// Decodes the user header data and the body.
+    pub fn decode_with_header(&self, input: &[u8]) -> Result<(Option<Value>, Value)> {
+        let header = Header::parse(input)?;
+        let user = self.user_header(input, &header)?;
+        Ok((user, self.body(input, &header)?))
+    }
+
+    /// Decodes only the user header data (`None` if the document has none);
+    /// the body is not read.
+    pub fn decode_header(&self, input: &[u8]) -> Result<Option<Value>> {
+        let header = Header::parse(input)?;
+        self.user_header(input, &header)
+    }
+
+    fn user_header(&self, input: &[u8], header: &Header) -> Result<Option<Value>> {
+        match &header.user_data {
+            None => Ok(None),
+            Some(r) => {
+                let at = r.start;
+                let v = Reader::new(&input[r.clone()], 1, &self.opts)
+                    .document()
+                    .map_err(|e| e.shifted(at - 1, false))?;
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// Decompresses (if needed) and returns the body bytes of a document,
+    /// with the offset its first byte has in the body's offset space.
+    pub fn body_bytes<'a>(
+        &self,
+        input: &'a [u8],
+        header: &Header,
+    ) -> Result<(std::borrow::Cow<'a, [u8]>, usize)> {
+        let o = &self.opts;
+        let refused = match header.compression {
+            Compression::Snappy => o.refuse_snappy,
+            Compression::Zlib => o.refuse_zlib,
+            Compression::Zstd => o.refuse_zstd,
+            Compression::None => false,
+        };
+        if refused {
+            return Err(Error::at(
+                ErrorKind::Invalid(format!(
+                    "{:?} compressed documents are refused",
+                    header.compression
+                )),
+                4,
+            ));
+        }
+        // Protocol 1 offsets count from the start of the document.
+        let shift = if header.version == 1 { header.len } else { 1 };
+        let data = &input[header.len..];
+        if header.compression == Compression::None {
+            return Ok((std::borrow::Cow::Borrowed(data), shift));
+        }
+        let doc_type = if header.legacy_snappy {
+            protocol::TYPE_SNAPPY_LEGACY
+        } else {
+            header.compression.doc_type()
+        };
+        let inflate = Inflate {
+            max_size: if o.max_uncompressed_size == 0 {
+                usize::MAX
+            } else {
+                o.max_uncompressed_size
+            },
+        };
+        let body = inflate
+            .body(doc_type, data)
+            .map_err(|e| e.shifted(header.len, false))?;
+        Ok((std::borrow::Cow::Owned(body), shift))
+    }
+
+    fn body(&self, input: &[u8], header: &Header) -> Result<Value> {
+        let (body, shift) = self.body_bytes(input, header)?;
+        let compressed = header.compression != Compression::None;
+        Reader::new(&body, shift, &self.opts)
+            .document()
+            .map_err(|e| {
+                if compressed {
+                    e.shifted(0, true)
+                } else {
+                    e.shifted(header.len, false)
+                }
+            })
+    }
+}
+
+/// Reads one body. Errors carry offsets into `buf`.
+struct Reader<'a, 'o> {
+    buf: &'a [u8],
+    pos: usize,
+    // body offset of buf[0]
+    shift: usize,
+    opts: &'o DecoderOptions,
+    depth: usize,
+    tracked: HashMap<usize, Ref>,
+    keys: HashMap<usize, Key>,
+    classes: HashMap<usize, Key>,
+    weak_keep: Vec<Ref>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum StrKind {
+    Bytes,
+    Utf8,
+}
+
+impl<'a, 'o> Reader<'a, 'o> {
+    fn new(buf: &'a [u8], shift: usize, opts: &'o DecoderOptions) -> Self {
+        Reader {
+            buf,
+            pos: 0,
+            shift,
+            opts,
+            depth: 0,
+            tracked: HashMap::new(),
+            keys: HashMap::new(),
+            classes: HashMap::new(),
+            weak_keep: Vec::new(),
+        }
+    }
+
+    fn document(mut self) -> Result<Value> {
+        let v = self.read_value()?;
+        if self.pos != self.buf.len() {
+            return Err(self.err(ErrorKind::TrailingData));
+        }
+        Ok(v)
+    }
+
+    fn err(&self, kind: ErrorKind) -> Error {
+        Error::at(kind, self.pos)
+    }
+
+    fn err_at(&self, kind: ErrorKind, at: usize) -> Error {
+        Error::at(kind, at)
+    }
+
+    #[inline]
+    fn byte(&mut self) -> Result<u8> {
+        let b = *self
+            .buf
+            .get(self.pos)
+            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Result<u64> {
+        match protocol::read_varint(&self.buf[self.pos..]) {
+            Some((n, len)) => {
+                self.pos += len;
+                Ok(n)
+            }
+            None => {
+                let kind = if self.buf.len() - self.pos < protocol::MAX_VARINT_LEN {
+                    ErrorKind::Truncated
+                } else {
+                    ErrorKind::BadVarint
+                };
+                Err(self.err(kind))
+            }
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
+        let s = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    /// A count read from the input, checked against a limit and against the
+    /// bytes left (every item takes at least `min_bytes`).
+    fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.varint()?;
+        if limit != 0 && n > limit as u64 {
+            return Err(self.err_at(
+                ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
+                at,
+            ));
+        }
+        let left = (self.buf.len() - self.pos) as u64;
+        if n.saturating_mul(min_bytes as u64) > left {
+            return Err(self.err_at(ErrorKind::Truncated, at));
+        }
+        Ok(n as usize)
+    }
+
+    /// The body offset of buffer position `pos`.
+    #[inline]
+    fn offset_of(&self, pos: usize) -> usize {
+        pos + self.shift
+    }
+
+    /// The buffer position of an offset read at `at` that must point before it.
+    fn target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_sub(self.shift))
+            .filter(|&p| p < at)
+            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > self.opts.max_recursion_depth && self.opts.max_recursion_depth != 0 {
+            return Err(self.err(ErrorKind::DepthExceeded(self.opts.max_recursion_depth)));
+        }
+        Ok(())
+    }
+
+    /// The next tag, skipping `PAD`s: the byte and its position.
+    #[inline]
+    fn next_tag(&mut self) -> Result<(u8, usize)> {
+        loop {
+            let at = self.pos;
+            let t = self.byte()?;
+            if t != tag::PAD {
+                return Ok((t, at));
+            }
+        }
+    }
+
+    fn read_value(&mut self) -> Result<Value> {
+        let (t, at) = self.next_tag()?;
+        if t & TRACK_FLAG != 0 {
+            return Ok(Value::Alias(self.node_from_tag(
+                t & !TRACK_FLAG,
+                at,
+                true,
+            )?));
+        }
+        self.value_from_tag(t, at)
+    }
+
+    fn read_node(&mut self) -> Result<Ref> {
+        let (t, at) = self.next_tag()?;
+        self.node_from_tag(t & !TRACK_FLAG, at, t & TRACK_FLAG != 0)
+    }
+
+    fn track(&mut self, at: usize, node: &Ref) {
+        self.tracked.insert(self.offset_of(at), node.clone());
+    }
+
+    /// A node for the item whose (untracked) tag `t` was read at `at`.
+    fn node_from_tag(&mut self, t: u8, at: usize, tracked: bool) -> Result<Ref> {
+        self.enter()?;
+        let node = match t {
+            tag::ARRAY | tag::HASH => {
+                let node = Ref::array(Vec::new());
+                if tracked {
+                    self.track(at, &node);
+                }
+                let body = if t == tag::ARRAY {
+                    let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    Body::Array(self.grow(|r| r.array_items(n))?)
+                } else {
+                    let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    Body::Hash(self.grow(|r| r.hash_entries(n))?)
+                };
+                node.set_body(body);
+                node
+            }
+            tag::REGEXP => {
+                let node = Ref::new(self.regexp()?);
+                if tracked {
+                    self.track(at, &node);
+                }
+                node
+            }
+            _ => {
+                let node = Ref::scalar(Value::Undef);
+                if tracked {
+                    self.track(at, &node);
+                }
+                let v = self.grow(|r| r.value_from_tag(t, at))?;
+                node.set_body(Body::Scalar(v));
+                node
+            }
+        };
+        self.depth -= 1;
+        Ok(node)
+    }
+
+    #[inline]
+    fn grow<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth & 31 == 0 {
+            stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || f(self))
+        } else {
+            f(self)
+        }
+    }
+
+    fn array_items(&mut self, n: usize) -> Result<Vec<Value>> {
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            items.push(self.read_value()?);
+        }
+        Ok(items)
+    }
+
+    fn hash_entries(&mut self, n: usize) -> Result<Hash> {
+        let mut h = Hash::with_capacity(n);
+        for _ in 0..n {
+            let at = self.pos;
+            let k = self.read_key()?;
+            let v = self.read_value()?;
+            if h.get_key(&k).is_some() {
+                return Err(self.err_at(
+                    ErrorKind::Invalid(format!("duplicate key {k:?} in hash")),
+                    at,
+                ));
+            }
+            h.push_new(k, v);
+        }
+        Ok(h)
+    }
+
+    fn string(&mut self, t: u8) -> Result<Option<(&'a [u8], StrKind)>> {
+        let (len, kind) = match t {
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => ((t & 31) as usize, StrKind::Bytes),
+            tag::BINARY | tag::STR_UTF8 => {
+                let at = self.pos;
+                let n = self.varint()?;
+                let max = self.opts.max_string_length;
+                if max != 0 && n > max as u64 {
+                    return Err(self.err_at(
+                        ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")),
+                        at,
+                    ));
+                }
+                let n = usize::try_from(n).map_err(|_| self.err_at(ErrorKind::Truncated, at))?;
+                (
+                    n,
+                    if t == tag::BINARY {
+                        StrKind::Bytes
+                    } else {
+                        StrKind::Utf8
+                    },
+                )
+            }
+            _ => return Ok(None),
+        };
+        let at = self.pos;
+        let bytes = self.take(len)?;
+        if kind == StrKind::Utf8 && self.opts.validate_utf8 && std::str::from_utf8(bytes).is_err() {
+            return Err(self.err_at(ErrorKind::InvalidUtf8, at));
+        }
+        Ok(Some((bytes, kind)))
+    }
+
+    /// A string at an earlier position (the target of a COPY or OBJECTV).
+    fn string_at(&mut self, pos: usize, what: &'static str) -> Result<(&'a [u8], StrKind)> {
+        let saved = self.pos;
+        self.pos = pos;
+        let t = self.byte()?;
+        let s = self.string(t)?;
+        self.pos = saved;
+        s.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), pos))
+    }
+
+    fn read_key(&mut self) -> Result<Key> {
+        let (t, at) = self.next_tag()?;
+        let t = t & !TRACK_FLAG;
+        if t == tag::COPY {
+            let off = self.varint()?;
+            let p = self.target(off, at, "COPY")?;
+            if let Some(k) = self.keys.get(&p) {
+                return Ok(k.clone());
+            }
+            let (b, kind) = self.string_at(p, "as the target of a hash key COPY")?;
+            return Ok(Key::new(b, kind == StrKind::Utf8));
+        }
+        match self.string(t)? {
+            Some((b, kind)) => {
+                let k = Key::new(b, kind == StrKind::Utf8);
+                self.keys.insert(at, k.clone());
+                Ok(k)
+            }
+            None => Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)),
+        }
+    }
+
+    fn class_name(&mut self) -> Result<Key> {
+        let (t, at) = self.next_tag()?;
+        let t = t & !TRACK_FLAG;
+        let k = if t == tag::COPY {
+            let off = self.varint()?;
+            let p = self.target(off, at, "COPY")?;
+            let (b, kind) = self.string_at(p, "as the target of a class name COPY")?;
+            Key::new(b, kind == StrKind::Utf8)
+        } else {
+            match self.string(t)? {
+                Some((b, kind)) => Key::new(b, kind == StrKind::Utf8),
+                None => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at)),
+            }
+        };
+        self.classes.insert(at, k.clone());
+        Ok(k)
+    }
+
+    fn regexp(&mut self) -> Result<Body> {
+        let (t, at) = self.next_tag()?;
+        let (pattern, kind) = self
+            .string(t & !TRACK_FLAG)?
+            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a regexp pattern"), at))?;
+        let (t, at) = self.next_tag()?;
+        let (flags, _) = self
+            .string(t & !TRACK_FLAG)?
+            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as regexp flags"), at))?;
+        Ok(Body::Regexp(Regexp {
+            pattern: Str::new(pattern),
+            utf8: kind == StrKind::Utf8,
+            flags: Str::new(flags),
+        }))
+    }
+
+    fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {
+        Ok(self.take(N)?.try_into().expect("length checked"))
+    }
+
+    fn value_from_tag(&mut self, t: u8, at: usize) -> Result<Value> {
+        Ok(match t {
+            tag::POS_0..=tag::POS_15 => Value::Int(i64::from(t)),
+            tag::NEG_16..=tag::NEG_1 => Value::Int(i64::from(t) - 32),
+            tag::VARINT => Value::from(self.varint()?),
+            tag::ZIGZAG => Value::Int(protocol::zigzag_decode(self.varint()?)),
+            tag::FLOAT => Value::Float(f32::from_le_bytes(self.fixed()?)),
+            tag::DOUBLE => Value::Double(f64::from_le_bytes(self.fixed()?)),
+            tag::LONG_DOUBLE => Value::LongDouble(Box::new(self.fixed()?)),
+            tag::FLOAT_128 => Value::Float128(Box::new(self.fixed()?)),
+            tag::UNDEF => Value::Undef,
+            tag::CANONICAL_UNDEF => Value::CanonicalUndef,
+            tag::YES => Value::Bool(true),
+            tag::NO => Value::Bool(false),
+            tag::TRUE => Value::True,
+            tag::FALSE => Value::False,
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
+                let (b, kind) = self.string(t)?.expect("string tag");
+                match kind {
+                    StrKind::Bytes => Value::Bytes(Str::new(b)),
+                    StrKind::Utf8 => Value::Utf8(Str::new(b)),
+                }
+            }
+            tag::REFN => Value::Ref(self.read_node()?),
+            tag::REFP | tag::ALIAS => {
+                let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
+                let off = self.varint()?;
+                self.target(off, at, what)?;
+                let node = self
+                    .tracked
+                    .get(&(off as usize))
+                    .cloned()
+                    .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))?;
+                if t == tag::REFP {
+                    Value::Ref(node)
+                } else {
+                    Value::Alias(node)
+                }
+            }
+            tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
+                self.enter()?;
+                let n = (t & 15) as usize;
+                let body = if t <= tag::ARRAYREF_15 {
+                    Body::Array(self.grow(|r| r.array_items(n))?)
+                } else {
+                    Body::Hash(self.grow(|r| r.hash_entries(n))?)
+                };
+                self.depth -= 1;
+                Value::Ref(Ref::new(body))
+            }
+            tag::ARRAY | tag::HASH | tag::REGEXP => Value::Alias(self.node_from_tag(t, at, false)?),
+            tag::OBJECT | tag::OBJECTV => {
+                if self.opts.refuse_objects {
+                    return Err(self.err_at(
+                        ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
+                        at,
+                    ));
+                }
+                let class = if t == tag::OBJECT {
+                    self.class_name()?
+                } else {
+                    let off = self.varint()?;
+                    let p = self.target(off, at, "OBJECTV")?;
+                    match self.classes.get(&p) {
+                        Some(k) => k.clone(),
+                        None => {
+                            return Err(
+                                self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)
+                            )
+                        }
+                    }
+                };
+                let v = self.read_value()?;
+                let target = object_target(&v).ok_or_else(|| {
+                    self.err_at(
+                        ErrorKind::Invalid("an object must be a reference".into()),
+                        at,
+                    )
+                })?;
+                if !self.opts.no_bless_objects {
+                    target.bless(class);
+                }
+                v
+            }
+            tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
+                return Err(self.err_at(
+                    ErrorKind::Invalid("OBJECT_FREEZE needs a THAW handler for its class".into()),
+                    at,
+                ))
+            }
+            tag::WEAKEN => match self.read_value()? {
+                Value::Ref(r) => {
+                    let w = r.downgrade();
+                    self.weak_keep.push(r);
+                    Value::Weak(w)
+                }
+                _ => {
+                    return Err(
+                        self.err_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at)
+                    )
+                }
+            },
+            tag::COPY => {
+                // COPY targets are strings: that is all Perl writes, and it
+                // keeps decoding linear (no copying of whole structures).
+                let off = self.varint()?;
+                let p = self.target(off, at, "COPY")?;
+                let (b, kind) = self.string_at(p, "as the target of a COPY")?;
+                match kind {
+                    StrKind::Bytes => Value::Bytes(Str::new(b)),
+                    StrKind::Utf8 => Value::Utf8(Str::new(b)),
+                }
+            }
+            _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+        })
+    }
+}
+
+/// The node an `OBJECT` blesses: the referent of a reference, or of the
+/// reference held in a tracked cell.
+fn object_target(v: &Value) -> Option<Ref> {
+    match v {
+        Value::Ref(r) => Some(r.clone()),
+        Value::Alias(cell) => match &*cell.try_body().ok()? {
+            Body::Scalar(Value::Ref(r)) => Some(r.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}

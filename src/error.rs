@@ -1,0 +1,161 @@
+//! The error type of every encoding and decoding operation.
+
+use std::fmt;
+
+/// What went wrong, without the position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input ended before the document did.
+    Truncated,
+    /// The input does not start with a Sereal magic string.
+    BadMagic,
+    /// The input starts with the version 3 magic string encoded as UTF-8:
+    /// the document was mangled by a text conversion.
+    Utf8MangledMagic,
+    /// The protocol version is not one of 1 to 5.
+    UnsupportedVersion(u8),
+    /// Protocol version 6 and later have no public specification.
+    NoPublicSpec(u8),
+    /// The document type (compression) is unknown or not allowed for its version.
+    BadDocumentType(u8),
+    /// A malformed header suffix.
+    BadHeader(String),
+    /// A tag that may not appear where it does.
+    UnexpectedTag(u8, &'static str),
+    /// A malformed varint.
+    BadVarint,
+    /// A REFP, ALIAS, COPY or OBJECTV offset that points nowhere usable.
+    BadOffset(u64, &'static str),
+    /// A compressed body that does not decompress.
+    Decompression(String),
+    /// Compression of the body failed.
+    Compression(String),
+    /// A decoded structure exceeds a configured limit.
+    LimitExceeded(String),
+    /// Nesting deeper than `max_recursion_depth`.
+    DepthExceeded(usize),
+    /// A string tagged as UTF-8 that is not valid UTF-8 (with `validate_utf8`).
+    InvalidUtf8,
+    /// Trailing bytes after the document body.
+    TrailingData,
+    /// A blessed object met with `croak_on_bless`.
+    BlessRefused,
+    /// An invalid option or combination of options.
+    BadOption(String),
+    /// A container was borrowed for writing while the encoder needed it.
+    Borrowed,
+    /// Any other inconsistency in the document.
+    Invalid(String),
+}
+
+/// An error, with the byte offset in the input where decoding failed
+/// (offsets count from the start of the document; for a compressed document,
+/// body offsets count into the decompressed body and say so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: Option<usize>,
+    in_body: bool,
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// An error without a position (encoder and option errors).
+    pub fn new(kind: ErrorKind) -> Self {
+        Error {
+            kind,
+            offset: None,
+            in_body: false,
+        }
+    }
+
+    /// An error at a byte offset of the document.
+    pub fn at(kind: ErrorKind, offset: usize) -> Self {
+        Error {
+            kind,
+            offset: Some(offset),
+            in_body: false,
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The byte offset where decoding failed, if the error has one.
+    pub fn offset(&self) -> Option<usize> {
+        self.offset
+    }
+
+    pub(crate) fn shifted(mut self, by: usize, in_body: bool) -> Self {
+        if let Some(o) = self.offset.as_mut() {
+            if !self.in_body {
+                *o += by;
+                self.in_body = in_body;
+            }
+        }
+        self
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::Truncated => write!(f, "unexpected end of input"),
+            ErrorKind::BadMagic => write!(f, "not a Sereal document (bad magic string)"),
+            ErrorKind::Utf8MangledMagic => write!(
+                f,
+                "bad magic string: this Sereal document was UTF-8 encoded after it was written"
+            ),
+            ErrorKind::UnsupportedVersion(v) => {
+                write!(f, "unsupported Sereal protocol version {v} (supported: 1 to 5)")
+            }
+            ErrorKind::NoPublicSpec(v) => write!(
+                f,
+                "Sereal protocol version {v} has no public specification; versions 1 to 5 are supported"
+            ),
+            ErrorKind::BadDocumentType(t) => write!(f, "unknown or invalid document type {t}"),
+            ErrorKind::BadHeader(m) => write!(f, "bad header: {m}"),
+            ErrorKind::UnexpectedTag(t, ctx) => write!(
+                f,
+                "unexpected tag {} (0x{t:02x}) {ctx}",
+                crate::protocol::tag_name(*t)
+            ),
+            ErrorKind::BadVarint => write!(f, "malformed varint"),
+            ErrorKind::BadOffset(o, what) => write!(f, "{what} offset {o} is invalid"),
+            ErrorKind::Decompression(m) => write!(f, "decompression failed: {m}"),
+            ErrorKind::Compression(m) => write!(f, "compression failed: {m}"),
+            ErrorKind::LimitExceeded(m) => write!(f, "limit exceeded: {m}"),
+            ErrorKind::DepthExceeded(d) => {
+                write!(f, "maximum recursion depth ({d}) exceeded")
+            }
+            ErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8 in a STR_UTF8 string"),
+            ErrorKind::TrailingData => write!(f, "trailing data after the document body"),
+            ErrorKind::BlessRefused => write!(
+                f,
+                "attempted to serialize a blessed object with croak_on_bless set"
+            ),
+            ErrorKind::BadOption(m) => write!(f, "invalid option: {m}"),
+            ErrorKind::Borrowed => {
+                write!(f, "a container in the graph is mutably borrowed during encoding")
+            }
+            ErrorKind::Invalid(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(o) if self.in_body => write!(f, "{} at decompressed body offset {o}", self.kind),
+            Some(o) => write!(f, "{} at offset {o}", self.kind),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

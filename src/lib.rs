@@ -1,0 +1,30 @@
+//! Sereal for Rust: a value graph, a single-pass encoder and a hardened
+//! decoder for the Sereal binary format, byte-identical with Perl's
+//! `Sereal::Encoder` for the same data and options.
+//!
+//! ```
+//! use sereal::{decode, encode, Value};
+//! let v = Value::hash([("id", Value::from(1)), ("tags", Value::array(["a", "b"]))]);
+//! let bytes = encode(&v).unwrap();
+//! assert_eq!(decode(&bytes).unwrap(), v);
+//! ```
+//!
+//! The modules: [`value`] (the graph), [`encoder`], [`decoder`],
+//! [`protocol`] (tags and varints), [`error`], and [`conformance`] (checks
+//! against a corpus of documents written by Perl).
+
+#![warn(missing_docs)]
+
+pub mod compress;
+pub mod conformance;
+pub mod decoder;
+pub mod encoder;
+pub mod error;
+pub mod protocol;
+pub mod value;
+
+pub use compress::Compression;
+pub use decoder::{decode, Decoder, DecoderOptions, Header};
+pub use encoder::{encode, encode_with, Encoder, EncoderOptions};
+pub use error::{Error, ErrorKind, Result};
+pub use value::{Body, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};

@@ -1,0 +1,233 @@
+//! Protocol constants of the Sereal format and its variable-length integers.
+//!
+//! Tag values, header magic strings and document types are those of the
+//! Sereal specification (`sereal_spec.pod`), protocol versions 1 to 5.
+
+/// Newest protocol version this crate writes and reads; the encoder default.
+pub const PROTOCOL_VERSION: u8 = 5;
+
+/// Magic string of protocol versions 1 and 2.
+pub const MAGIC_V1: &[u8; 4] = b"=srl";
+/// Magic string of protocol versions 3 and later (`s` with its high bit set).
+pub const MAGIC_V3: &[u8; 4] = b"=\xF3rl";
+/// The version 3 magic after an accidental UTF-8 encoding of the document.
+pub const MAGIC_V3_UTF8: &[u8; 5] = b"=\xC3\xB3rl";
+
+/// Document type: raw, uncompressed body.
+pub const TYPE_RAW: u8 = 0;
+/// Document type: Snappy without a length prefix (protocol 1 only).
+pub const TYPE_SNAPPY_LEGACY: u8 = 1;
+/// Document type: Snappy with a varint length prefix.
+pub const TYPE_SNAPPY: u8 = 2;
+/// Document type: zlib with uncompressed and compressed length varints.
+pub const TYPE_ZLIB: u8 = 3;
+/// Document type: Zstandard with a varint length prefix.
+pub const TYPE_ZSTD: u8 = 4;
+
+/// Header bitfield bit: user header data follows.
+pub const HEADER_USER_DATA: u8 = 1;
+
+/// Track flag: the high bit of a tag marks an item referred to later.
+pub const TRACK_FLAG: u8 = 0x80;
+
+/// The tags of the Sereal body, with the spec's names.
+#[allow(missing_docs)]
+pub mod tag {
+    pub const POS_0: u8 = 0x00;
+    pub const POS_15: u8 = 0x0f;
+    pub const NEG_16: u8 = 0x10;
+    pub const NEG_1: u8 = 0x1f;
+    pub const VARINT: u8 = 0x20;
+    pub const ZIGZAG: u8 = 0x21;
+    pub const FLOAT: u8 = 0x22;
+    pub const DOUBLE: u8 = 0x23;
+    pub const LONG_DOUBLE: u8 = 0x24;
+    pub const UNDEF: u8 = 0x25;
+    pub const BINARY: u8 = 0x26;
+    pub const STR_UTF8: u8 = 0x27;
+    pub const REFN: u8 = 0x28;
+    pub const REFP: u8 = 0x29;
+    pub const HASH: u8 = 0x2a;
+    pub const ARRAY: u8 = 0x2b;
+    pub const OBJECT: u8 = 0x2c;
+    pub const OBJECTV: u8 = 0x2d;
+    pub const ALIAS: u8 = 0x2e;
+    pub const COPY: u8 = 0x2f;
+    pub const WEAKEN: u8 = 0x30;
+    pub const REGEXP: u8 = 0x31;
+    pub const OBJECT_FREEZE: u8 = 0x32;
+    pub const OBJECTV_FREEZE: u8 = 0x33;
+    pub const NO: u8 = 0x34;
+    pub const YES: u8 = 0x35;
+    pub const RESERVED_0: u8 = 0x36;
+    pub const RESERVED_1: u8 = 0x37;
+    pub const FLOAT_128: u8 = 0x38;
+    pub const CANONICAL_UNDEF: u8 = 0x39;
+    pub const FALSE: u8 = 0x3a;
+    pub const TRUE: u8 = 0x3b;
+    pub const MANY: u8 = 0x3c;
+    pub const PACKET_START: u8 = 0x3d;
+    pub const EXTEND: u8 = 0x3e;
+    pub const PAD: u8 = 0x3f;
+    pub const ARRAYREF_0: u8 = 0x40;
+    pub const ARRAYREF_15: u8 = 0x4f;
+    pub const HASHREF_0: u8 = 0x50;
+    pub const HASHREF_15: u8 = 0x5f;
+    pub const SHORT_BINARY_0: u8 = 0x60;
+    pub const SHORT_BINARY_31: u8 = 0x7f;
+}
+
+/// The spec's name of a tag byte (the track flag is ignored).
+///
+/// ```
+/// assert_eq!(sereal::protocol::tag_name(0x2b), "ARRAY");
+/// assert_eq!(sereal::protocol::tag_name(0x80 | 0x63), "SHORT_BINARY_3");
+/// ```
+pub fn tag_name(byte: u8) -> std::borrow::Cow<'static, str> {
+    use std::borrow::Cow;
+    let t = byte & !TRACK_FLAG;
+    let fixed = match t {
+        tag::VARINT => "VARINT",
+        tag::ZIGZAG => "ZIGZAG",
+        tag::FLOAT => "FLOAT",
+        tag::DOUBLE => "DOUBLE",
+        tag::LONG_DOUBLE => "LONG_DOUBLE",
+        tag::UNDEF => "UNDEF",
+        tag::BINARY => "BINARY",
+        tag::STR_UTF8 => "STR_UTF8",
+        tag::REFN => "REFN",
+        tag::REFP => "REFP",
+        tag::HASH => "HASH",
+        tag::ARRAY => "ARRAY",
+        tag::OBJECT => "OBJECT",
+        tag::OBJECTV => "OBJECTV",
+        tag::ALIAS => "ALIAS",
+        tag::COPY => "COPY",
+        tag::WEAKEN => "WEAKEN",
+        tag::REGEXP => "REGEXP",
+        tag::OBJECT_FREEZE => "OBJECT_FREEZE",
+        tag::OBJECTV_FREEZE => "OBJECTV_FREEZE",
+        tag::NO => "NO",
+        tag::YES => "YES",
+        tag::RESERVED_0 => "RESERVED_0",
+        tag::RESERVED_1 => "RESERVED_1",
+        tag::FLOAT_128 => "FLOAT_128",
+        tag::CANONICAL_UNDEF => "CANONICAL_UNDEF",
+        tag::FALSE => "FALSE",
+        tag::TRUE => "TRUE",
+        tag::MANY => "MANY",
+        tag::PACKET_START => "PACKET_START",
+        tag::EXTEND => "EXTEND",
+        tag::PAD => "PAD",
+        _ => "",
+    };
+    if !fixed.is_empty() {
+        return Cow::Borrowed(fixed);
+    }
+    Cow::Owned(match t {
+        tag::POS_0..=tag::POS_15 => format!("POS_{t}"),
+        tag::NEG_16..=tag::NEG_1 => format!("NEG_{}", 32 - t),
+        tag::ARRAYREF_0..=tag::ARRAYREF_15 => format!("ARRAYREF_{}", t & 15),
+        tag::HASHREF_0..=tag::HASHREF_15 => format!("HASHREF_{}", t & 15),
+        _ => format!("SHORT_BINARY_{}", t & 31),
+    })
+}
+
+/// Longest varint of a `u64`: ten bytes.
+pub const MAX_VARINT_LEN: usize = 10;
+
+/// Appends `n` as a varint (seven bits a byte, least significant first).
+///
+/// ```
+/// let mut out = Vec::new();
+/// sereal::protocol::write_varint(&mut out, 300);
+/// assert_eq!(out, [0xac, 0x02]);
+/// ```
+#[inline]
+pub fn write_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Reads a varint from the start of `buf`: the value and the bytes it took,
+/// or `None` when `buf` ends inside it or it does not fit in 64 bits.
+///
+/// ```
+/// assert_eq!(sereal::protocol::read_varint(&[0xac, 0x02, 9]), Some((300, 2)));
+/// assert_eq!(sereal::protocol::read_varint(&[0x80]), None);
+/// ```
+#[inline]
+pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
+    let mut n: u64 = 0;
+    for (i, &b) in buf.iter().enumerate().take(MAX_VARINT_LEN) {
+        let bits = u64::from(b & 0x7f);
+        if i == 9 && b > 1 {
+            return None;
+        }
+        n |= bits << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((n, i + 1));
+        }
+    }
+    None
+}
+
+/// Zigzag-maps a signed integer so small magnitudes make small varints.
+#[inline]
+pub fn zigzag_encode(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+/// Inverse of [`zigzag_encode`].
+#[inline]
+pub fn zigzag_decode(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_round_trip_and_limits() {
+        for n in [0u64, 1, 127, 128, 300, 1 << 35, u64::MAX] {
+            let mut out = Vec::new();
+            write_varint(&mut out, n);
+            assert_eq!(read_varint(&out), Some((n, out.len())));
+        }
+        let mut max = Vec::new();
+        write_varint(&mut max, u64::MAX);
+        assert_eq!(max.len(), MAX_VARINT_LEN);
+        // an eleventh byte, or bits beyond 64, are refused
+        assert_eq!(read_varint(&[0xff; 11]), None);
+        assert_eq!(
+            read_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]),
+            None
+        );
+        // a padded (non-canonical) varint is still read
+        assert_eq!(read_varint(&[0x85, 0x80, 0x00]), Some((5, 3)));
+    }
+
+    #[test]
+    fn zigzag_matches_spec() {
+        assert_eq!(zigzag_encode(-1), 1);
+        assert_eq!(zigzag_encode(1), 2);
+        assert_eq!(zigzag_encode(-17), 33);
+        for n in [0, -1, 1, i64::MIN, i64::MAX, -17] {
+            assert_eq!(zigzag_decode(zigzag_encode(n)), n);
+        }
+    }
+
+    #[test]
+    fn tag_names() {
+        assert_eq!(tag_name(0x10), "NEG_16");
+        assert_eq!(tag_name(0x1f), "NEG_1");
+        assert_eq!(tag_name(0x41), "ARRAYREF_1");
+        assert_eq!(tag_name(0x5f), "HASHREF_15");
+        assert_eq!(tag_name(0x7f), "SHORT_BINARY_31");
+        assert_eq!(tag_name(0x80 | 0x28), "REFN");
+    }
+}

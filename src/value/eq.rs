@@ -1,0 +1,175 @@
+//! Graph equality that respects identity.
+
+use super::{Body, Ref, Value};
+use hashbrown::HashMap;
+
+/// Compares two graphs: same shape, same scalars, and the same sharing.
+///
+/// Nodes are matched one to one: if a node of the left graph was matched
+/// with a node of the right one, every later meeting of either must meet the
+/// other. Hashes compare as maps (order ignored). Scalars compare by meaning:
+/// the two undefs are equal, so are a boolean and Perl's immortal of the same
+/// truth, a boolean and the scalar Perl writes for it before protocol 5
+/// (true and `1`, false and the empty byte string), integers of either signedness with the same value, and floats of
+/// either width with the same value (NaN equals NaN). String kinds (bytes or
+/// UTF-8) must match.
+#[derive(Default)]
+pub(crate) struct GraphEq {
+    left: HashMap<usize, usize>,
+    right: HashMap<usize, usize>,
+}
+
+impl GraphEq {
+    pub(crate) fn values(&mut self, a: &Value, b: &Value) -> bool {
+        use Value::*;
+        match (a, b) {
+            (Ref(x), Ref(y)) | (Alias(x), Alias(y)) => self.nodes(x, y),
+            (Weak(x), Weak(y)) => match (x.upgrade(), y.upgrade()) {
+                (Some(x), Some(y)) => self.nodes(&x, &y),
+                (None, None) => true,
+                _ => false,
+            },
+            (Alias(x), other) => scalar_of(x).is_some_and(|v| self.values(&v, other)),
+            (other, Alias(y)) => scalar_of(y).is_some_and(|v| self.values(other, &v)),
+            (Ref(_) | Weak(_), _) | (_, Ref(_) | Weak(_)) => false,
+            _ => scalars_eq(a, b),
+        }
+    }
+
+    fn nodes(&mut self, x: &Ref, y: &Ref) -> bool {
+        let (ax, ay) = (x.addr(), y.addr());
+        match (self.left.get(&ax), self.right.get(&ay)) {
+            (Some(&m), Some(&n)) => return m == ay && n == ax,
+            (None, None) => {}
+            _ => return false,
+        }
+        self.left.insert(ax, ay);
+        self.right.insert(ay, ax);
+        if x.class() != y.class() {
+            return false;
+        }
+        let (bx, by) = match (x.try_body(), y.try_body()) {
+            (Ok(bx), Ok(by)) => (bx, by),
+            _ => return false,
+        };
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || match (&*bx, &*by) {
+            (Body::Scalar(a), Body::Scalar(b)) => self.values(a, b),
+            (Body::Array(a), Body::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(a, b)| self.values(a, b))
+            }
+            (Body::Hash(a), Body::Hash(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, va)| b.get_key(k).is_some_and(|vb| self.values(va, vb)))
+            }
+            (Body::Regexp(a), Body::Regexp(b)) => a == b,
+            _ => false,
+        })
+    }
+}
+
+fn scalar_of(r: &Ref) -> Option<Value> {
+    match &*r.try_body().ok()? {
+        Body::Scalar(v) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+fn scalars_eq(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a.as_bool(), b.as_bool()) {
+        (Some(x), Some(y)) => return x == y,
+        (Some(x), None) => return perl_bool_form(b) == Some(x),
+        (None, Some(y)) => return perl_bool_form(a) == Some(y),
+        (None, None) => {}
+    }
+    match (a, b) {
+        (Undef | CanonicalUndef, Undef | CanonicalUndef) => true,
+        (Int(_) | UInt(_), Int(_) | UInt(_)) => {
+            a.as_i64() == b.as_i64() && a.as_u64() == b.as_u64()
+        }
+        (Float(_) | Double(_), Float(_) | Double(_)) => {
+            let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+            x == y || (x.is_nan() && y.is_nan())
+        }
+        (LongDouble(x), LongDouble(y)) | (Float128(x), Float128(y)) => x == y,
+        (Bytes(x), Bytes(y)) | (Utf8(x), Utf8(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The boolean a scalar stands for when it is how Perl writes a boolean
+/// before protocol 5: `1` for true, the empty byte string for false.
+fn perl_bool_form(v: &Value) -> Option<bool> {
+    match v {
+        Value::Int(1) => Some(true),
+        Value::Bytes(s) if s.is_empty() => Some(false),
+        _ => None,
+    }
+}
+
+impl PartialEq for Value {
+    /// Graph equality: see [`Value`]'s documentation of sharing. Two values
+    /// are equal when their graphs have the same shape, scalars and sharing.
+    fn eq(&self, other: &Value) -> bool {
+        GraphEq::default().values(self, other)
+    }
+}
+
+impl PartialEq for Ref {
+    /// Graph equality of the two nodes' graphs (not pointer equality; see
+    /// [`Ref::ptr_eq`]).
+    fn eq(&self, other: &Ref) -> bool {
+        GraphEq::default().values(&Value::Ref(self.clone()), &Value::Ref(other.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Ref, Value};
+
+    #[test]
+    fn sharing_must_match() {
+        let s = Ref::array(vec![Value::from(1)]);
+        let shared = Value::array([Value::from(&s), Value::from(&s)]);
+        let unshared = Value::array([Value::array([1]), Value::array([1])]);
+        assert_ne!(shared, unshared);
+        assert_ne!(unshared, shared);
+        let s2 = Ref::array(vec![Value::from(1)]);
+        assert_eq!(shared, Value::array([Value::from(&s2), Value::from(&s2)]));
+    }
+
+    #[test]
+    fn cycles_compare() {
+        let a = Ref::array(vec![]);
+        a.array_mut().unwrap().push(Value::from(&a));
+        let b = Ref::array(vec![]);
+        b.array_mut().unwrap().push(Value::from(&b));
+        assert_eq!(Value::from(&a), Value::from(&b));
+        // a two-node cycle is not a one-node cycle
+        let c = Ref::array(vec![]);
+        let d = Ref::array(vec![Value::from(&c)]);
+        c.array_mut().unwrap().push(Value::from(&d));
+        assert_ne!(Value::from(&a), Value::from(&c));
+        a.array_mut().unwrap().clear();
+        b.array_mut().unwrap().clear();
+        c.array_mut().unwrap().clear();
+    }
+
+    #[test]
+    fn hashes_compare_as_maps_and_scalars_by_meaning() {
+        let x = Value::hash([("a", 1), ("b", 2)]);
+        let y = Value::hash([("b", 2), ("a", 1)]);
+        assert_eq!(x, y);
+        assert_eq!(Value::Int(5), Value::UInt(5));
+        assert_eq!(Value::Float(0.5), Value::Double(0.5));
+        assert_eq!(Value::Undef, Value::CanonicalUndef);
+        assert_eq!(Value::Bool(true), Value::True);
+        assert_ne!(Value::bytes("a"), Value::utf8("a"));
+        assert_ne!(Value::Int(1), Value::bytes("1"));
+        assert_eq!(Value::True, Value::Int(1));
+        assert_eq!(Value::Bool(false), Value::bytes(""));
+        assert_ne!(Value::Bool(false), Value::Int(0));
+        assert_ne!(Value::Bool(true), Value::bytes("1"));
+    }
+}

@@ -1,0 +1,237 @@
+//! `Hash`: an insertion-ordered map from interned keys to values.
+
+use super::{Key, Value};
+use hashbrown::HashTable;
+
+/// Hashes at most this long are searched by a scan; longer ones get an index.
+const SCAN_LIMIT: usize = 12;
+
+/// An insertion-ordered hash, the body of a Perl hash.
+///
+/// Entries sit contiguously in insertion order (what the encoder walks);
+/// hashes longer than a dozen entries also keep an index from key to position
+/// for lookups. Keys are [`Key`]s, so equal keys are one pointer.
+///
+/// ```
+/// use sereal::{Hash, Value};
+/// let mut h = Hash::new();
+/// h.insert("id", 7);
+/// h.insert("name", "ann");
+/// assert_eq!(h.get("id"), Some(&Value::Int(7)));
+/// assert_eq!(h.keys().map(|k| k.to_string()).collect::<Vec<_>>(), ["id", "name"]);
+/// h.insert("id", 8); // replacing keeps the position
+/// assert_eq!(h.iter().next().unwrap().1, &Value::Int(8));
+/// ```
+#[derive(Default, Clone)]
+pub struct Hash {
+    entries: Vec<(Key, Value)>,
+    index: Option<Box<HashTable<u32>>>,
+}
+
+#[inline]
+fn addr_hash(addr: usize) -> u64 {
+    (addr as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(26)
+}
+
+impl Hash {
+    /// An empty hash.
+    pub fn new() -> Hash {
+        Hash::default()
+    }
+
+    /// An empty hash with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Hash {
+        Hash {
+            entries: Vec::with_capacity(n),
+            index: None,
+        }
+    }
+
+    /// The number of entries.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the hash has no entries.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn position(&self, key: &Key) -> Option<usize> {
+        match &self.index {
+            None => self.entries.iter().position(|(k, _)| k.ptr_eq(key)),
+            Some(ix) => ix
+                .find(addr_hash(key.addr()), |&i| {
+                    self.entries[i as usize].0.ptr_eq(key)
+                })
+                .map(|&i| i as usize),
+        }
+    }
+
+    fn position_str(&self, s: &[u8]) -> Option<usize> {
+        if self.index.is_none() {
+            return self.entries.iter().position(|(k, _)| k.as_bytes() == s);
+        }
+        [false, true].into_iter().find_map(|utf8| {
+            let probe = Key::new(s, utf8);
+            self.position(&probe)
+        })
+    }
+
+    fn rebuild_index(&mut self) {
+        if self.entries.len() <= SCAN_LIMIT {
+            self.index = None;
+            return;
+        }
+        let mut ix = HashTable::with_capacity(self.entries.len());
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            let entries = &self.entries;
+            ix.insert_unique(addr_hash(k.addr()), i as u32, |&j| {
+                addr_hash(entries[j as usize].0.addr())
+            });
+        }
+        self.index = Some(Box::new(ix));
+    }
+
+    /// Inserts or replaces the value for `key`; returns the old value.
+    /// A new key goes to the end; a replaced one keeps its position.
+    pub fn insert(&mut self, key: impl Into<Key>, value: impl Into<Value>) -> Option<Value> {
+        let key = key.into();
+        let value = value.into();
+        if let Some(i) = self.position(&key) {
+            return Some(std::mem::replace(&mut self.entries[i].1, value));
+        }
+        self.push_new(key, value);
+        None
+    }
+
+    /// Appends an entry whose key the caller knows is not present.
+    pub(crate) fn push_new(&mut self, key: Key, value: Value) {
+        let i = self.entries.len();
+        let h = addr_hash(key.addr());
+        self.entries.push((key, value));
+        match &mut self.index {
+            Some(ix) => {
+                let entries = &self.entries;
+                ix.insert_unique(h, i as u32, |&j| addr_hash(entries[j as usize].0.addr()));
+            }
+            None if self.entries.len() > SCAN_LIMIT => self.rebuild_index(),
+            None => {}
+        }
+    }
+
+    /// The value for a key given as text (either UTF-8 flag matches).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.position_str(key.as_bytes())
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// The value for a key given as text, for changing.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.position_str(key.as_bytes())
+            .map(move |i| &mut self.entries[i].1)
+    }
+
+    /// The value for a [`Key`].
+    pub fn get_key(&self, key: &Key) -> Option<&Value> {
+        self.position(key).map(|i| &self.entries[i].1)
+    }
+
+    /// Whether a key given as text is present.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position_str(key.as_bytes()).is_some()
+    }
+
+    /// Removes a key, keeping the order of the others; returns its value.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let i = self.position_str(key.as_bytes())?;
+        let (_, v) = self.entries.remove(i);
+        self.rebuild_index();
+        Some(v)
+    }
+
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.index = None;
+    }
+
+    /// The entries in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Key, &Value)> + '_ {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The entries in insertion order, values mutable.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Key, &mut Value)> + '_ {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    /// The keys in insertion order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &Key> + '_ {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// The values in insertion order.
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// The entries as a slice, in insertion order.
+    #[inline]
+    pub fn entries(&self) -> &[(Key, Value)] {
+        &self.entries
+    }
+}
+
+impl<K: Into<Key>, V: Into<Value>> FromIterator<(K, V)> for Hash {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Hash {
+        let iter = iter.into_iter();
+        let mut h = Hash::with_capacity(iter.size_hint().0);
+        for (k, v) in iter {
+            h.insert(k, v);
+        }
+        h
+    }
+}
+
+impl<K: Into<Key>, V: Into<Value>> Extend<(K, V)> for Hash {
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl IntoIterator for Hash {
+    type Item = (Key, Value);
+    type IntoIter = std::vec::IntoIter<(Key, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_hash_indexes_and_keeps_order() {
+        let mut h = Hash::new();
+        for i in 0..1000 {
+            assert!(h.insert(format!("k{i}"), i).is_none());
+        }
+        assert!(h.index.is_some());
+        assert_eq!(h.get("k500"), Some(&Value::Int(500)));
+        assert_eq!(h.insert("k10", -1), Some(Value::Int(10)));
+        assert_eq!(h.remove("k0"), Some(Value::Int(0)));
+        assert_eq!(h.len(), 999);
+        assert_eq!(h.keys().next().unwrap().to_string(), "k1");
+        assert_eq!(h.get("k999"), Some(&Value::Int(999)));
+        assert!(!h.contains_key("k0"));
+        assert!(h.get("nope").is_none());
+    }
+}

@@ -1,0 +1,218 @@
+//! `Key`: interned hash keys and class names.
+
+use super::str::{write_quoted, Str};
+use hashbrown::HashTable;
+use std::cell::RefCell;
+use std::fmt;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::rc::Rc;
+
+struct KeyInner {
+    utf8: bool,
+    bytes: Str,
+}
+
+/// An interned string used as a hash key or a class name.
+///
+/// Equal strings (same bytes, same UTF-8 flag) made on one thread share one
+/// allocation, as Perl shares hash keys in its string table. Comparing and
+/// hashing a `Key` is a pointer operation, which is what lets the encoder
+/// write a repeated key as a `COPY` with one pointer lookup.
+///
+/// A `&str` key made of ASCII only is a byte string (as Perl stores it);
+/// other text is flagged UTF-8. [`Key::bytes`] and [`Key::utf8`] choose
+/// explicitly.
+///
+/// ```
+/// use sereal::Key;
+/// let a = Key::from("id");
+/// let b = Key::from(String::from("id"));
+/// assert!(a.ptr_eq(&b));
+/// assert!(!a.is_utf8());
+/// assert!(Key::from("café").is_utf8());
+/// assert_ne!(Key::utf8("id"), a);
+/// ```
+#[derive(Clone)]
+pub struct Key(Rc<KeyInner>);
+
+struct Interner {
+    table: HashTable<Rc<KeyInner>>,
+    hasher: hashbrown::DefaultHashBuilder,
+    purge_at: usize,
+}
+
+const MIN_PURGE: usize = 4096;
+
+thread_local! {
+    static INTERNER: RefCell<Interner> = RefCell::new(Interner {
+        table: HashTable::new(),
+        hasher: hashbrown::DefaultHashBuilder::default(),
+        purge_at: MIN_PURGE,
+    });
+}
+
+fn content_hash(hasher: &hashbrown::DefaultHashBuilder, utf8: bool, bytes: &[u8]) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write_u8(utf8 as u8);
+    h.write(bytes);
+    h.finish()
+}
+
+impl Interner {
+    fn intern(&mut self, utf8: bool, bytes: &[u8]) -> Key {
+        let hash = content_hash(&self.hasher, utf8, bytes);
+        if let Some(k) = self
+            .table
+            .find(hash, |k| k.utf8 == utf8 && k.bytes.as_bytes() == bytes)
+        {
+            return Key(k.clone());
+        }
+        if self.table.len() >= self.purge_at {
+            // Drop the entries nothing but the interner holds.
+            self.table.retain(|k| Rc::strong_count(k) > 1);
+            self.purge_at = (self.table.len() * 2).max(MIN_PURGE);
+        }
+        let inner = Rc::new(KeyInner {
+            utf8,
+            bytes: Str::new(bytes),
+        });
+        let hasher = &self.hasher;
+        self.table.insert_unique(hash, inner.clone(), |k| {
+            content_hash(hasher, k.utf8, k.bytes.as_bytes())
+        });
+        Key(inner)
+    }
+}
+
+impl Key {
+    /// The key for `bytes`, with the UTF-8 flag given.
+    pub fn new(bytes: &[u8], utf8: bool) -> Key {
+        INTERNER.with(|i| i.borrow_mut().intern(utf8, bytes))
+    }
+
+    /// A byte-string key (written as `SHORT_BINARY`/`BINARY`).
+    pub fn bytes(bytes: impl AsRef<[u8]>) -> Key {
+        Key::new(bytes.as_ref(), false)
+    }
+
+    /// A UTF-8 key (written as `STR_UTF8`).
+    pub fn utf8(s: impl AsRef<str>) -> Key {
+        Key::new(s.as_ref().as_bytes(), true)
+    }
+
+    /// The key's bytes.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.bytes.as_bytes()
+    }
+
+    /// The key as text, when its bytes are valid UTF-8.
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(self.as_bytes()).ok()
+    }
+
+    /// Whether the key carries the UTF-8 flag.
+    #[inline]
+    pub fn is_utf8(&self) -> bool {
+        self.0.utf8
+    }
+
+    /// Whether two keys are the same interned key.
+    #[inline]
+    pub fn ptr_eq(&self, other: &Key) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The address identifying this key, for seen tables.
+    #[inline]
+    pub(crate) fn addr(&self) -> usize {
+        Rc::as_ptr(&self.0) as usize
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        // Interning makes equal content share one pointer on a thread; the
+        // content comparison covers keys from different threads' interners.
+        self.ptr_eq(other)
+            || (self.is_utf8() == other.is_utf8() && self.as_bytes() == other.as_bytes())
+    }
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.utf8.hash(state);
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Key) -> std::cmp::Ordering {
+        self.as_bytes()
+            .cmp(other.as_bytes())
+            .then(self.is_utf8().cmp(&other.is_utf8()))
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Key {
+        Key::new(s.as_bytes(), !s.is_ascii())
+    }
+}
+
+impl From<String> for Key {
+    fn from(s: String) -> Key {
+        Key::from(s.as_str())
+    }
+}
+
+impl From<&String> for Key {
+    fn from(s: &String) -> Key {
+        Key::from(s.as_str())
+    }
+}
+
+impl From<&Key> for Key {
+    fn from(k: &Key) -> Key {
+        k.clone()
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_quoted(f, self.as_bytes())
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&String::from_utf8_lossy(self.as_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_shares_and_purges() {
+        let a = Key::from("alpha");
+        assert!(a.ptr_eq(&Key::bytes("alpha")));
+        assert!(!a.ptr_eq(&Key::utf8("alpha")));
+        // Make many short-lived keys: the table must not keep them all.
+        for i in 0..50_000 {
+            let _ = Key::from(format!("transient{i}"));
+        }
+        let len = INTERNER.with(|i| i.borrow().table.len());
+        assert!(len < 20_000, "interner kept {len} dead keys");
+        assert!(a.ptr_eq(&Key::from("alpha")));
+    }
+}

@@ -1,0 +1,657 @@
+//! The value graph: everything a Sereal document can carry.
+//!
+//! A [`Value`] is what sits in one slot (an array element, a hash value, the
+//! document root). Shared things with identity are [`Node`]s behind a
+//! [`Ref`]: arrays, hashes, scalar cells and regexps, optionally blessed into
+//! a class. A slot holds a node through a strong reference ([`Value::Ref`]), a
+//! weak one ([`Value::Weak`]), or by being that node itself
+//! ([`Value::Alias`], Perl's aliasing of one scalar in two places).
+//!
+//! The encoder decides what to track the way Perl does by reference count: a
+//! node held by more than one strong handle (or by any weak one) is written
+//! once and referred to by offset afterwards; a node held once costs nothing.
+//!
+//! ```
+//! use sereal::{Value, Ref};
+//! let shared = Ref::array(vec![Value::from(1), Value::from(2)]);
+//! let root = Value::array([Value::from(shared.clone()), Value::from(shared.clone())]);
+//! // the two slots refer to one array
+//! let a = root.at(0).unwrap();
+//! let b = root.at(1).unwrap();
+//! assert!(a.as_ref().unwrap().ptr_eq(b.as_ref().unwrap()));
+//! assert_eq!(format!("{root:?}"), "[#1=[1, 2], #1#]");
+//! ```
+
+mod eq;
+mod fmt;
+mod hash;
+mod key;
+mod str;
+
+pub use self::hash::Hash;
+pub use self::key::Key;
+pub use self::str::Str;
+
+use crate::error::{Error, ErrorKind, Result};
+use std::cell::{self, RefCell};
+use std::rc::{Rc, Weak};
+
+/// One slot of a Sereal document: a scalar, or a handle on a [`Node`].
+///
+/// `Value` is 24 bytes; strings of up to 22 bytes live inside it.
+#[derive(Clone, Default)]
+pub enum Value {
+    /// An undefined value (`UNDEF`).
+    #[default]
+    Undef,
+    /// Perl's one shared undefined value, `PL_sv_undef` (`CANONICAL_UNDEF`,
+    /// written as `UNDEF` before protocol 3).
+    CanonicalUndef,
+    /// A boolean (`YES`/`NO` in protocol 5; `1` and `""` before it, as Perl
+    /// writes its booleans there).
+    Bool(bool),
+    /// Perl's immortal true, `PL_sv_yes` (`TRUE`).
+    True,
+    /// Perl's immortal false, `PL_sv_no` (`FALSE`).
+    False,
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer above `i64::MAX` (smaller ones may also be here).
+    UInt(u64),
+    /// A single-precision float (`FLOAT`).
+    Float(f32),
+    /// A double. Written as `FLOAT` when the value is exact in single
+    /// precision (as Perl does), `DOUBLE` otherwise.
+    Double(f64),
+    /// An x86 long double payload (`LONG_DOUBLE`), kept as opaque bytes.
+    LongDouble(Box<[u8; 16]>),
+    /// A quad-precision payload (`FLOAT_128`), kept as opaque bytes.
+    Float128(Box<[u8; 16]>),
+    /// A byte string (`SHORT_BINARY`/`BINARY`), Perl's non-UTF-8 string.
+    Bytes(Str),
+    /// A UTF-8 flagged string (`STR_UTF8`). The bytes are what the document
+    /// held; [`Value::as_str`] validates them.
+    Utf8(Str),
+    /// A strong reference to a node.
+    Ref(Ref),
+    /// A weak reference to a node (`WEAKEN`); it does not keep the node alive.
+    Weak(WeakRef),
+    /// This slot is the node itself: the same scalar cell seen from several
+    /// slots (`ALIAS`), or a container stored without a reference.
+    Alias(Ref),
+}
+
+/// A shared, identity-bearing part of the graph: a scalar cell, array,
+/// hash or regexp, with an optional class.
+///
+/// Nodes live behind [`Ref`] handles. Their content is read with
+/// [`Ref::body`] and changed with [`Ref::body_mut`] (or the typed helpers),
+/// which report a clean error instead of panicking when the node is in use.
+pub struct Node {
+    class: RefCell<Option<Key>>,
+    body: RefCell<Body>,
+}
+
+/// The content of a [`Node`].
+#[derive(Clone)]
+pub enum Body {
+    /// A scalar cell (the referent of `\$x`).
+    Scalar(Value),
+    /// An array.
+    Array(Vec<Value>),
+    /// A hash.
+    Hash(Hash),
+    /// A compiled regular expression (`REGEXP`).
+    Regexp(Regexp),
+}
+
+/// A regular expression: pattern and modifier flags (Perl's `qr//`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Regexp {
+    /// The pattern source.
+    pub pattern: Str,
+    /// Whether the pattern is UTF-8 flagged.
+    pub utf8: bool,
+    /// The modifiers, such as `"i"` or `"msix"`.
+    pub flags: Str,
+}
+
+/// A strong handle on a [`Node`]. Cloning it shares the node.
+#[derive(Clone)]
+pub struct Ref(pub(crate) Rc<Node>);
+
+/// A weak handle on a [`Node`]; see [`Value::Weak`].
+#[derive(Clone)]
+pub struct WeakRef(pub(crate) Weak<Node>);
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        // Drop deep graphs without recursing: move the children of every node
+        // this drop is the last owner of onto an explicit stack.
+        let mut stack = Vec::new();
+        take_children(self.body.get_mut(), &mut stack);
+        while let Some(v) = stack.pop() {
+            if let Value::Ref(r) | Value::Alias(r) = v {
+                if let Ok(mut node) = Rc::try_unwrap(r.0) {
+                    take_children(node.body.get_mut(), &mut stack);
+                }
+            }
+        }
+    }
+}
+
+fn take_children(body: &mut Body, stack: &mut Vec<Value>) {
+    let owns_nodes = |v: &Value| matches!(v, Value::Ref(_) | Value::Alias(_));
+    match body {
+        Body::Scalar(v) if owns_nodes(v) => stack.push(std::mem::take(v)),
+        Body::Array(a) if a.iter().any(owns_nodes) => {
+            stack.extend(a.drain(..).filter(owns_nodes));
+        }
+        Body::Hash(h) if h.values().any(owns_nodes) => {
+            stack.extend(
+                std::mem::take(h)
+                    .into_iter()
+                    .map(|(_, v)| v)
+                    .filter(owns_nodes),
+            );
+        }
+        _ => {}
+    }
+}
+
+fn borrowed() -> Error {
+    Error::new(ErrorKind::Borrowed)
+}
+
+impl Ref {
+    /// A new node with `body`.
+    pub fn new(body: Body) -> Ref {
+        Ref(Rc::new(Node {
+            class: RefCell::new(None),
+            body: RefCell::new(body),
+        }))
+    }
+
+    /// A new array node.
+    pub fn array(items: Vec<Value>) -> Ref {
+        Ref::new(Body::Array(items))
+    }
+
+    /// A new hash node.
+    pub fn hash(hash: Hash) -> Ref {
+        Ref::new(Body::Hash(hash))
+    }
+
+    /// A new scalar cell holding `value`.
+    pub fn scalar(value: impl Into<Value>) -> Ref {
+        Ref::new(Body::Scalar(value.into()))
+    }
+
+    /// A new regexp node blessed into `Regexp`, as Perl's `qr//` is.
+    pub fn regexp(pattern: &str, flags: &str) -> Ref {
+        let r = Ref::new(Body::Regexp(Regexp {
+            pattern: Str::from(pattern),
+            utf8: !pattern.is_ascii(),
+            flags: Str::from(flags),
+        }));
+        r.bless("Regexp");
+        r
+    }
+
+    /// Blesses the node into `class` and returns the handle (builder style).
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let obj = Ref::array(vec![]).blessed("My::Class");
+    /// assert_eq!(obj.class().unwrap().to_string(), "My::Class");
+    /// ```
+    pub fn blessed(self, class: impl Into<Key>) -> Ref {
+        self.bless(class);
+        self
+    }
+
+    /// Blesses the node into `class` (Perl's `bless`).
+    pub fn bless(&self, class: impl Into<Key>) {
+        *self.0.class.borrow_mut() = Some(class.into());
+    }
+
+    /// Removes the node's class.
+    pub fn unbless(&self) {
+        *self.0.class.borrow_mut() = None;
+    }
+
+    /// The node's class, if blessed.
+    pub fn class(&self) -> Option<Key> {
+        self.0.class.borrow().clone()
+    }
+
+    /// Reads the node's content.
+    ///
+    /// # Panics
+    /// If the node is borrowed for writing at the same time; use
+    /// [`Ref::try_body`] to get an error instead.
+    pub fn body(&self) -> cell::Ref<'_, Body> {
+        self.0.body.borrow()
+    }
+
+    /// Reads the node's content, or errors when it is borrowed for writing.
+    pub fn try_body(&self) -> Result<cell::Ref<'_, Body>> {
+        self.0.body.try_borrow().map_err(|_| borrowed())
+    }
+
+    /// Borrows the node's content for changing; errors when it is in use.
+    pub fn body_mut(&self) -> Result<cell::RefMut<'_, Body>> {
+        self.0.body.try_borrow_mut().map_err(|_| borrowed())
+    }
+
+    /// The array, if this node is one.
+    pub fn as_array(&self) -> Option<cell::Ref<'_, Vec<Value>>> {
+        cell::Ref::filter_map(self.body(), |b| match b {
+            Body::Array(a) => Some(a),
+            _ => None,
+        })
+        .ok()
+    }
+
+    /// The hash, if this node is one.
+    pub fn as_hash(&self) -> Option<cell::Ref<'_, Hash>> {
+        cell::Ref::filter_map(self.body(), |b| match b {
+            Body::Hash(h) => Some(h),
+            _ => None,
+        })
+        .ok()
+    }
+
+    /// The array for changing. Errors if the node is not an array or is in use.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let r = Ref::array(vec![]);
+    /// r.array_mut().unwrap().push(Value::from(1));
+    /// assert_eq!(r.as_array().unwrap().len(), 1);
+    /// ```
+    pub fn array_mut(&self) -> Result<cell::RefMut<'_, Vec<Value>>> {
+        cell::RefMut::filter_map(self.body_mut()?, |b| match b {
+            Body::Array(a) => Some(a),
+            _ => None,
+        })
+        .map_err(|_| Error::new(ErrorKind::Invalid("node is not an array".into())))
+    }
+
+    /// The hash for changing. Errors if the node is not a hash or is in use.
+    pub fn hash_mut(&self) -> Result<cell::RefMut<'_, Hash>> {
+        cell::RefMut::filter_map(self.body_mut()?, |b| match b {
+            Body::Hash(h) => Some(h),
+            _ => None,
+        })
+        .map_err(|_| Error::new(ErrorKind::Invalid("node is not a hash".into())))
+    }
+
+    /// A weak handle on the same node.
+    pub fn downgrade(&self) -> WeakRef {
+        WeakRef(Rc::downgrade(&self.0))
+    }
+
+    /// Whether two handles are on the same node.
+    pub fn ptr_eq(&self, other: &Ref) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The number of strong handles on the node.
+    pub fn strong_count(&self) -> usize {
+        Rc::strong_count(&self.0)
+    }
+
+    /// The number of weak handles on the node.
+    pub fn weak_count(&self) -> usize {
+        Rc::weak_count(&self.0)
+    }
+
+    #[inline]
+    pub(crate) fn addr(&self) -> usize {
+        Rc::as_ptr(&self.0) as usize
+    }
+
+    pub(crate) fn set_body(&self, body: Body) {
+        *self.0.body.borrow_mut() = body;
+    }
+}
+
+impl Node {
+    /// Reads the body without touching the borrow flag.
+    ///
+    /// # Safety
+    /// The caller must not let any code that could borrow this node mutably
+    /// run while the returned reference is alive.
+    #[inline]
+    pub(crate) unsafe fn body_unguarded(&self) -> Result<&Body> {
+        self.body.try_borrow_unguarded().map_err(|_| borrowed())
+    }
+
+    /// Reads the class without touching the borrow flag.
+    ///
+    /// # Safety
+    /// As for [`Node::body_unguarded`].
+    #[inline]
+    pub(crate) unsafe fn class_unguarded(&self) -> Result<Option<&Key>> {
+        self.class
+            .try_borrow_unguarded()
+            .map(|c| c.as_ref())
+            .map_err(|_| borrowed())
+    }
+}
+
+impl WeakRef {
+    /// A strong handle on the node, if it is still alive.
+    pub fn upgrade(&self) -> Option<Ref> {
+        self.0.upgrade().map(Ref)
+    }
+}
+
+impl Value {
+    /// A reference to a new array of `items`.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::array([1, 2, 3]);
+    /// assert_eq!(v.at(2), Some(Value::Int(3)));
+    /// ```
+    pub fn array<V: Into<Value>>(items: impl IntoIterator<Item = V>) -> Value {
+        Value::Ref(Ref::array(items.into_iter().map(Into::into).collect()))
+    }
+
+    /// A reference to a new hash of `entries`, in their order.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::hash([("id", Value::from(1)), ("name", Value::from("ann"))]);
+    /// assert_eq!(v.get("name"), Some(Value::from("ann")));
+    /// ```
+    pub fn hash<K: Into<Key>, V: Into<Value>>(entries: impl IntoIterator<Item = (K, V)>) -> Value {
+        Value::Ref(Ref::hash(entries.into_iter().collect()))
+    }
+
+    /// A reference to a new scalar cell holding `value` (Perl's `\$x`).
+    pub fn scalar_ref(value: impl Into<Value>) -> Value {
+        Value::Ref(Ref::scalar(value))
+    }
+
+    /// A byte string.
+    pub fn bytes(bytes: impl AsRef<[u8]>) -> Value {
+        Value::Bytes(Str::new(bytes.as_ref()))
+    }
+
+    /// A UTF-8 flagged string, whatever its characters.
+    pub fn utf8(s: impl AsRef<str>) -> Value {
+        Value::Utf8(Str::new(s.as_ref().as_bytes()))
+    }
+
+    /// A weak reference to `r`'s node.
+    pub fn weak(r: &Ref) -> Value {
+        Value::Weak(r.downgrade())
+    }
+
+    /// Whether the value is undefined (`Undef`, `CanonicalUndef`, or a weak
+    /// reference whose node is gone).
+    pub fn is_undef(&self) -> bool {
+        match self {
+            Value::Undef | Value::CanonicalUndef => true,
+            Value::Weak(w) => w.upgrade().is_none(),
+            Value::Alias(r) => matches!(&*r.body(), Body::Scalar(v) if v.is_undef()),
+            _ => false,
+        }
+    }
+
+    /// The value as an `i64`, for integers that fit.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            Value::UInt(u) => i64::try_from(*u).ok(),
+            _ => None,
+        }
+    }
+
+    /// The value as a `u64`, for non-negative integers.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::Int(i) => u64::try_from(*i).ok(),
+            Value::UInt(u) => Some(*u),
+            _ => None,
+        }
+    }
+
+    /// The value as an `f64`, for any number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
+            Value::Float(f) => Some(f64::from(*f)),
+            Value::Double(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The value as a boolean, for the boolean kinds.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            Value::True => Some(true),
+            Value::False => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a string value (either kind).
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::Bytes(s) | Value::Utf8(s) => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+
+    /// A string value as text, when its bytes are valid UTF-8.
+    pub fn as_str(&self) -> Option<&str> {
+        self.as_bytes().and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    /// The node of a strong reference.
+    pub fn as_ref(&self) -> Option<&Ref> {
+        match self {
+            Value::Ref(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The node this value reaches: through a strong or live weak
+    /// reference, or the aliased node itself.
+    pub fn node(&self) -> Option<Ref> {
+        match self {
+            Value::Ref(r) | Value::Alias(r) => Some(r.clone()),
+            Value::Weak(w) => w.upgrade(),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of the array this value refers to (a clone of the slot).
+    pub fn at(&self, i: usize) -> Option<Value> {
+        let node = self.node()?;
+        let body = node.try_body().ok()?;
+        match &*body {
+            Body::Array(a) => a.get(i).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The value under `key` in the hash this value refers to (a clone).
+    pub fn get(&self, key: &str) -> Option<Value> {
+        let node = self.node()?;
+        let body = node.try_body().ok()?;
+        match &*body {
+            Body::Hash(h) => h.get(key).cloned(),
+            _ => None,
+        }
+    }
+
+    /// Takes the value out, leaving `Undef`.
+    pub fn take(&mut self) -> Value {
+        std::mem::take(self)
+    }
+}
+
+macro_rules! from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            #[inline]
+            fn from(n: $t) -> Value { Value::Int(n as i64) }
+        }
+    )*};
+}
+from_int!(i8, i16, i32, i64, u8, u16, u32);
+
+impl From<u64> for Value {
+    #[inline]
+    fn from(n: u64) -> Value {
+        match i64::try_from(n) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::UInt(n),
+        }
+    }
+}
+
+impl From<usize> for Value {
+    fn from(n: usize) -> Value {
+        Value::from(n as u64)
+    }
+}
+
+impl From<isize> for Value {
+    fn from(n: isize) -> Value {
+        Value::Int(n as i64)
+    }
+}
+
+impl From<f32> for Value {
+    fn from(f: f32) -> Value {
+        Value::Float(f)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Double(f)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+/// Text made only of ASCII becomes a byte string, as Perl stores it; other
+/// text becomes a UTF-8 string. Use [`Value::utf8`] to flag ASCII text.
+impl From<&str> for Value {
+    #[inline]
+    fn from(s: &str) -> Value {
+        if s.is_ascii() {
+            Value::Bytes(Str::new(s.as_bytes()))
+        } else {
+            Value::Utf8(Str::new(s.as_bytes()))
+        }
+    }
+}
+
+/// As for `&str`.
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        if s.is_ascii() {
+            Value::Bytes(Str::from(s))
+        } else {
+            Value::Utf8(Str::from(s))
+        }
+    }
+}
+
+impl From<&String> for Value {
+    fn from(s: &String) -> Value {
+        Value::from(s.as_str())
+    }
+}
+
+impl From<&[u8]> for Value {
+    fn from(b: &[u8]) -> Value {
+        Value::Bytes(Str::new(b))
+    }
+}
+
+impl From<Ref> for Value {
+    fn from(r: Ref) -> Value {
+        Value::Ref(r)
+    }
+}
+
+impl From<&Ref> for Value {
+    fn from(r: &Ref) -> Value {
+        Value::Ref(r.clone())
+    }
+}
+
+impl From<Hash> for Value {
+    fn from(h: Hash) -> Value {
+        Value::Ref(Ref::hash(h))
+    }
+}
+
+impl<V: Into<Value>> From<Vec<V>> for Value {
+    fn from(items: Vec<V>) -> Value {
+        Value::array(items)
+    }
+}
+
+impl<V: Into<Value>> From<Option<V>> for Value {
+    fn from(o: Option<V>) -> Value {
+        o.map_or(Value::Undef, Into::into)
+    }
+}
+
+impl<V: Into<Value>> FromIterator<V> for Value {
+    fn from_iter<I: IntoIterator<Item = V>>(iter: I) -> Value {
+        Value::array(iter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+        assert_eq!(std::mem::size_of::<(Key, Value)>(), 32);
+    }
+
+    #[test]
+    fn deep_graph_drops_without_recursion() {
+        let mut v = Value::from(0);
+        for _ in 0..1_000_000 {
+            v = Value::array([v]);
+        }
+        drop(v);
+        let mut h = Value::Undef;
+        for _ in 0..200_000 {
+            h = Value::hash([("k", h)]);
+        }
+        drop(h);
+    }
+
+    #[test]
+    fn mutation_reports_borrows() {
+        let r = Ref::array(vec![Value::from(1)]);
+        let reading = r.body();
+        assert_eq!(r.array_mut().unwrap_err().kind(), &ErrorKind::Borrowed);
+        drop(reading);
+        r.array_mut().unwrap().push(Value::from(2));
+        assert_eq!(r.as_array().unwrap().len(), 2);
+        assert!(r.hash_mut().is_err());
+    }
+}
