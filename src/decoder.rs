@@ -645,11 +645,11 @@ impl<'a, 'o> Reader<'a, 'o> {
         let (flags, _) = self
             .string(t & !TRACK_FLAG)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as regexp flags"), at))?;
-        Ok(Body::Regexp(Regexp {
+        Ok(Body::Regexp(Box::new(Regexp {
             pattern: Str::new(pattern),
             utf8: kind == StrKind::Utf8,
             flags: Str::new(flags),
-        }))
+        })))
     }
 
     fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {

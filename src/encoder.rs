@@ -230,14 +230,31 @@ fn latin1_downgrade(utf8: &[u8]) -> Option<Vec<u8>> {
 
 /// The encoder's per-document state, kept between documents so its tables'
 /// memory is reused.
-#[derive(Default)]
 struct Seen {
     refs: AddrMap,
     weak: AddrMap,
     keys: AddrMap,
+    // a direct-mapped cache in front of `keys`: (key address, offset)
+    key_cache: Box<[(usize, u64); KEY_CACHE]>,
     classes: AddrMap,
     objects: AddrMap,
     dedupe: Dedupe,
+}
+
+const KEY_CACHE: usize = 64;
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            refs: AddrMap::default(),
+            weak: AddrMap::default(),
+            keys: AddrMap::default(),
+            key_cache: Box::new([(0, 0); KEY_CACHE]),
+            classes: AddrMap::default(),
+            objects: AddrMap::default(),
+            dedupe: Dedupe::default(),
+        }
+    }
 }
 
 impl Seen {
@@ -245,6 +262,7 @@ impl Seen {
         self.refs.clear();
         self.weak.clear();
         self.keys.clear();
+        self.key_cache.fill((0, 0));
         self.classes.clear();
         self.objects.clear();
         self.dedupe.clear();
@@ -263,6 +281,8 @@ pub struct Encoder {
     opts: EncoderOptions,
     seen: Seen,
     scratch: Vec<u8>,
+    // size of the last document, the starting capacity of the next one
+    size_hint: usize,
 }
 
 /// How the encoder reached a node.
@@ -291,6 +311,7 @@ impl Encoder {
             opts: options,
             seen: Seen::default(),
             scratch: Vec::new(),
+            size_hint: 64,
         })
     }
 
@@ -301,7 +322,7 @@ impl Encoder {
 
     /// Encodes `value` as a complete document.
     pub fn encode(&mut self, value: &Value) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.size_hint);
         self.encode_to(value, None, &mut out)?;
         Ok(out)
     }
@@ -318,7 +339,7 @@ impl Encoder {
     /// assert_eq!(body, Value::from(1));
     /// ```
     pub fn encode_with_header(&mut self, value: &Value, header: &Value) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.size_hint);
         self.encode_to(value, Some(header), &mut out)?;
         Ok(out)
     }
@@ -334,8 +355,9 @@ impl Encoder {
         let start = out.len();
         let r = self.encode_inner(value, header, out);
         self.seen.clear();
-        if r.is_err() {
-            out.truncate(start);
+        match r {
+            Ok(()) => self.size_hint = (out.len() - start).max(64),
+            Err(_) => out.truncate(start),
         }
         r
     }
@@ -595,12 +617,21 @@ impl Writer<'_> {
         self.out.extend_from_slice(bytes);
     }
 
+    #[inline]
     fn write_key(&mut self, k: &Key) {
-        if !self.opts.no_shared_hashkeys {
+        if !self.opts.no_shared_hashkeys && k.may_repeat() {
+            let addr = k.addr();
+            let slot = (addr >> 4) % KEY_CACHE;
+            let (cached, off) = self.seen.key_cache[slot];
+            if cached == addr {
+                self.tag_varint(tag::COPY, off);
+                return;
+            }
             let here = self.offset();
-            match self.seen.keys.entry(k.addr()) {
+            match self.seen.keys.entry(addr) {
                 Entry::Occupied(e) => {
                     let off = *e.get();
+                    self.seen.key_cache[slot] = (addr, off);
                     self.tag_varint(tag::COPY, off);
                     return;
                 }
@@ -627,7 +658,7 @@ impl Writer<'_> {
         }
         let mut rewrite = self.out.len();
         // SAFETY: no user code runs while the encoder reads the graph.
-        let class = unsafe { node.class_unguarded() }?;
+        let class = unsafe { node.class_unguarded() };
         if let Some(class) = class {
             if self.opts.croak_on_bless {
                 return Err(Error::new(ErrorKind::BlessRefused));

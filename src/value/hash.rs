@@ -22,10 +22,27 @@ const SCAN_LIMIT: usize = 12;
 /// h.insert("id", 8); // replacing keeps the position
 /// assert_eq!(h.iter().next().unwrap().1, &Value::Int(8));
 /// ```
-#[derive(Default, Clone)]
-pub struct Hash {
+#[derive(Clone)]
+pub struct Hash(Repr);
+
+/// Small hashes are just their entries; large ones carry an index too. Both
+/// forms fit in 24 bytes, which keeps every node small.
+#[derive(Clone)]
+enum Repr {
+    Small(Vec<(Key, Value)>),
+    Indexed(Box<Indexed>),
+}
+
+#[derive(Clone)]
+struct Indexed {
     entries: Vec<(Key, Value)>,
-    index: Option<Box<HashTable<u32>>>,
+    index: HashTable<u32>,
+}
+
+impl Default for Hash {
+    fn default() -> Hash {
+        Hash(Repr::Small(Vec::new()))
+    }
 }
 
 #[inline]
@@ -43,58 +60,68 @@ impl Hash {
 
     /// An empty hash with room for `n` entries.
     pub fn with_capacity(n: usize) -> Hash {
-        Hash {
-            entries: Vec::with_capacity(n),
-            index: None,
-        }
+        Hash(Repr::Small(Vec::with_capacity(n)))
     }
 
     /// The number of entries.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// Whether the hash has no entries.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries().is_empty()
+    }
+
+    /// The entries as a slice, in insertion order.
+    #[inline]
+    pub fn entries(&self) -> &[(Key, Value)] {
+        match &self.0 {
+            Repr::Small(v) => v,
+            Repr::Indexed(ix) => &ix.entries,
+        }
+    }
+
+    #[inline]
+    fn entries_mut(&mut self) -> &mut Vec<(Key, Value)> {
+        match &mut self.0 {
+            Repr::Small(v) => v,
+            Repr::Indexed(ix) => &mut ix.entries,
+        }
     }
 
     fn position(&self, key: &Key) -> Option<usize> {
-        match &self.index {
-            None => self.entries.iter().position(|(k, _)| k.ptr_eq(key)),
-            Some(ix) => ix
-                .find(addr_hash(key.addr()), |&i| {
-                    self.entries[i as usize].0.ptr_eq(key)
-                })
+        match &self.0 {
+            Repr::Small(v) => v.iter().position(|(k, _)| k.ptr_eq(key)),
+            Repr::Indexed(ix) => ix
+                .index
+                .find(addr_hash(key.addr()), |&i| ix.entries[i as usize].0.ptr_eq(key))
                 .map(|&i| i as usize),
         }
     }
 
     fn position_str(&self, s: &[u8]) -> Option<usize> {
-        if self.index.is_none() {
-            return self.entries.iter().position(|(k, _)| k.as_bytes() == s);
+        match &self.0 {
+            Repr::Small(v) => v.iter().position(|(k, _)| k.as_bytes() == s),
+            Repr::Indexed(_) => [false, true].into_iter().find_map(|utf8| self.position(&Key::new(s, utf8))),
         }
-        [false, true].into_iter().find_map(|utf8| {
-            let probe = Key::new(s, utf8);
-            self.position(&probe)
-        })
     }
 
-    fn rebuild_index(&mut self) {
-        if self.entries.len() <= SCAN_LIMIT {
-            self.index = None;
+    /// Re-derives the representation from the entries: an index exactly
+    /// when there are more than `SCAN_LIMIT` of them.
+    fn reindex(&mut self) {
+        let entries = std::mem::take(self.entries_mut());
+        if entries.len() <= SCAN_LIMIT {
+            self.0 = Repr::Small(entries);
             return;
         }
-        let mut ix = HashTable::with_capacity(self.entries.len());
-        for (i, (k, _)) in self.entries.iter().enumerate() {
-            let entries = &self.entries;
-            ix.insert_unique(addr_hash(k.addr()), i as u32, |&j| {
-                addr_hash(entries[j as usize].0.addr())
-            });
+        let mut index = HashTable::with_capacity(entries.len());
+        for (i, (k, _)) in entries.iter().enumerate() {
+            index.insert_unique(addr_hash(k.addr()), i as u32, |&j| addr_hash(entries[j as usize].0.addr()));
         }
-        self.index = Some(Box::new(ix));
+        self.0 = Repr::Indexed(Box::new(Indexed { entries, index }));
     }
 
     /// Inserts or replaces the value for `key`; returns the old value.
@@ -103,7 +130,7 @@ impl Hash {
         let key = key.into();
         let value = value.into();
         if let Some(i) = self.position(&key) {
-            return Some(std::mem::replace(&mut self.entries[i].1, value));
+            return Some(std::mem::replace(&mut self.entries_mut()[i].1, value));
         }
         self.push_new(key, value);
         None
@@ -111,34 +138,36 @@ impl Hash {
 
     /// Appends an entry whose key the caller knows is not present.
     pub(crate) fn push_new(&mut self, key: Key, value: Value) {
-        let i = self.entries.len();
-        let h = addr_hash(key.addr());
-        self.entries.push((key, value));
-        match &mut self.index {
-            Some(ix) => {
-                let entries = &self.entries;
-                ix.insert_unique(h, i as u32, |&j| addr_hash(entries[j as usize].0.addr()));
+        match &mut self.0 {
+            Repr::Small(v) => {
+                v.push((key, value));
+                if v.len() > SCAN_LIMIT {
+                    self.reindex();
+                }
             }
-            None if self.entries.len() > SCAN_LIMIT => self.rebuild_index(),
-            None => {}
+            Repr::Indexed(ix) => {
+                let i = ix.entries.len() as u32;
+                let h = addr_hash(key.addr());
+                ix.entries.push((key, value));
+                let entries = &ix.entries;
+                ix.index.insert_unique(h, i, |&j| addr_hash(entries[j as usize].0.addr()));
+            }
         }
     }
 
     /// The value for a key given as text (either UTF-8 flag matches).
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.position_str(key.as_bytes())
-            .map(|i| &self.entries[i].1)
+        self.position_str(key.as_bytes()).map(|i| &self.entries()[i].1)
     }
 
     /// The value for a key given as text, for changing.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.position_str(key.as_bytes())
-            .map(move |i| &mut self.entries[i].1)
+        self.position_str(key.as_bytes()).map(move |i| &mut self.entries_mut()[i].1)
     }
 
     /// The value for a [`Key`].
     pub fn get_key(&self, key: &Key) -> Option<&Value> {
-        self.position(key).map(|i| &self.entries[i].1)
+        self.position(key).map(|i| &self.entries()[i].1)
     }
 
     /// Whether a key given as text is present.
@@ -149,41 +178,36 @@ impl Hash {
     /// Removes a key, keeping the order of the others; returns its value.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let i = self.position_str(key.as_bytes())?;
-        let (_, v) = self.entries.remove(i);
-        self.rebuild_index();
+        let (_, v) = self.entries_mut().remove(i);
+        if matches!(self.0, Repr::Indexed(_)) {
+            self.reindex();
+        }
         Some(v)
     }
 
     /// Removes every entry.
     pub fn clear(&mut self) {
-        self.entries.clear();
-        self.index = None;
+        self.0 = Repr::Small(Vec::new());
     }
 
     /// The entries in insertion order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Key, &Value)> + '_ {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.entries().iter().map(|(k, v)| (k, v))
     }
 
     /// The entries in insertion order, values mutable.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Key, &mut Value)> + '_ {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+        self.entries_mut().iter_mut().map(|(k, v)| (&*k, v))
     }
 
     /// The keys in insertion order.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &Key> + '_ {
-        self.entries.iter().map(|(k, _)| k)
+        self.entries().iter().map(|(k, _)| k)
     }
 
     /// The values in insertion order.
     pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
-        self.entries.iter().map(|(_, v)| v)
-    }
-
-    /// The entries as a slice, in insertion order.
-    #[inline]
-    pub fn entries(&self) -> &[(Key, Value)] {
-        &self.entries
+        self.entries().iter().map(|(_, v)| v)
     }
 }
 
@@ -210,7 +234,10 @@ impl IntoIterator for Hash {
     type Item = (Key, Value);
     type IntoIter = std::vec::IntoIter<(Key, Value)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        match self.0 {
+            Repr::Small(v) => v.into_iter(),
+            Repr::Indexed(ix) => ix.entries.into_iter(),
+        }
     }
 }
 
@@ -224,7 +251,7 @@ mod tests {
         for i in 0..1000 {
             assert!(h.insert(format!("k{i}"), i).is_none());
         }
-        assert!(h.index.is_some());
+        assert!(matches!(h.0, Repr::Indexed(_)));
         assert_eq!(h.get("k500"), Some(&Value::Int(500)));
         assert_eq!(h.insert("k10", -1), Some(Value::Int(10)));
         assert_eq!(h.remove("k0"), Some(Value::Int(0)));
@@ -232,6 +259,12 @@ mod tests {
         assert_eq!(h.keys().next().unwrap().to_string(), "k1");
         assert_eq!(h.get("k999"), Some(&Value::Int(999)));
         assert!(!h.contains_key("k0"));
+        assert_eq!(std::mem::size_of::<Hash>(), 24);
+        for i in 1..990 {
+            h.remove(&format!("k{i}"));
+        }
+        assert!(matches!(h.0, Repr::Small(_)));
+        assert_eq!(h.get("k995"), Some(&Value::Int(995)));
         assert!(h.get("nope").is_none());
     }
 }

@@ -123,6 +123,15 @@ impl Key {
         Rc::ptr_eq(&self.0, &other.0)
     }
 
+    /// Whether a hash or class other than the one holding this handle may
+    /// hold the same key: more handles exist than this one and the
+    /// interner's. A key held once can never be repeated, so the encoder
+    /// need not remember where it wrote it.
+    #[inline]
+    pub(crate) fn may_repeat(&self) -> bool {
+        Rc::strong_count(&self.0) > 2
+    }
+
     /// The address identifying this key, for seen tables.
     #[inline]
     pub(crate) fn addr(&self) -> usize {

@@ -33,7 +33,7 @@ pub use self::key::Key;
 pub use self::str::Str;
 
 use crate::error::{Error, ErrorKind, Result};
-use std::cell::{self, RefCell};
+use std::cell::{self, RefCell, UnsafeCell};
 use std::rc::{Rc, Weak};
 
 /// One slot of a Sereal document: a scalar, or a handle on a [`Node`].
@@ -88,7 +88,8 @@ pub enum Value {
 /// [`Ref::body`] and changed with [`Ref::body_mut`] (or the typed helpers),
 /// which report a clean error instead of panicking when the node is in use.
 pub struct Node {
-    class: RefCell<Option<Key>>,
+    // Only ever replaced or cloned whole, never borrowed out to callers.
+    class: UnsafeCell<Option<Key>>,
     body: RefCell<Body>,
 }
 
@@ -102,7 +103,7 @@ pub enum Body {
     /// A hash.
     Hash(Hash),
     /// A compiled regular expression (`REGEXP`).
-    Regexp(Regexp),
+    Regexp(Box<Regexp>),
 }
 
 /// A regular expression: pattern and modifier flags (Perl's `qr//`).
@@ -167,7 +168,7 @@ impl Ref {
     /// A new node with `body`.
     pub fn new(body: Body) -> Ref {
         Ref(Rc::new(Node {
-            class: RefCell::new(None),
+            class: UnsafeCell::new(None),
             body: RefCell::new(body),
         }))
     }
@@ -189,11 +190,11 @@ impl Ref {
 
     /// A new regexp node blessed into `Regexp`, as Perl's `qr//` is.
     pub fn regexp(pattern: &str, flags: &str) -> Ref {
-        let r = Ref::new(Body::Regexp(Regexp {
+        let r = Ref::new(Body::Regexp(Box::new(Regexp {
             pattern: Str::from(pattern),
             utf8: !pattern.is_ascii(),
             flags: Str::from(flags),
-        }));
+        })));
         r.bless("Regexp");
         r
     }
@@ -212,17 +213,19 @@ impl Ref {
 
     /// Blesses the node into `class` (Perl's `bless`).
     pub fn bless(&self, class: impl Into<Key>) {
-        *self.0.class.borrow_mut() = Some(class.into());
+        self.0.set_class(Some(class.into()));
     }
 
     /// Removes the node's class.
     pub fn unbless(&self) {
-        *self.0.class.borrow_mut() = None;
+        self.0.set_class(None);
     }
 
     /// The node's class, if blessed.
     pub fn class(&self) -> Option<Key> {
-        self.0.class.borrow().clone()
+        // SAFETY: the class is only read whole or replaced whole, on the
+        // node's one thread, and no reference into it outlives this call.
+        unsafe { (*self.0.class.get()).clone() }
     }
 
     /// Reads the node's content.
@@ -333,11 +336,15 @@ impl Node {
     /// # Safety
     /// As for [`Node::body_unguarded`].
     #[inline]
-    pub(crate) unsafe fn class_unguarded(&self) -> Result<Option<&Key>> {
-        self.class
-            .try_borrow_unguarded()
-            .map(|c| c.as_ref())
-            .map_err(|_| borrowed())
+    pub(crate) unsafe fn class_unguarded(&self) -> Option<&Key> {
+        (*self.class.get()).as_ref()
+    }
+
+    fn set_class(&self, class: Option<Key>) {
+        // SAFETY: see `Ref::class`; the old class is dropped after the
+        // replacement is in place.
+        let old = unsafe { std::ptr::replace(self.class.get(), class) };
+        drop(old);
     }
 }
 
@@ -627,6 +634,8 @@ mod tests {
     #[test]
     fn value_is_24_bytes() {
         assert_eq!(std::mem::size_of::<Value>(), 24);
+        assert_eq!(std::mem::size_of::<Body>(), 32);
+        assert_eq!(std::mem::size_of::<Node>(), 48);
         assert_eq!(std::mem::size_of::<(Key, Value)>(), 32);
     }
 

@@ -1,0 +1,262 @@
+//! `bench_retention`: encoder median time and peak memory on the cases of
+//! `author_tools/cases.rs`, side by side with Perl's Sereal::Encoder
+//! (`author_tools/bench_retention.pl`).
+//!
+//! One run prints one line that scripts parse:
+//! `case=records count=200000 iterations=9 median_ms=... min_ms=... max_ms=...
+//! bytes=... checksum=... peak_rss_kb=...`. `--compare` runs every case for
+//! each implementation in a fresh process and prints a table.
+
+#[path = "cases.rs"]
+mod cases;
+#[path = "compare.rs"]
+mod compare;
+
+use clap::Parser;
+use sereal::{Body, Encoder, EncoderOptions, Value};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Encoder time and peak memory, against Perl's Sereal::Encoder.
+#[derive(Parser, Debug)]
+#[command(name = "bench_retention", version)]
+pub struct Args {
+    /// Input case: records, arrays, scalars, keys, shared, frozen.
+    #[arg(long, default_value = "records")]
+    case: String,
+    /// Number of items (default per case: records 200000, arrays 300000,
+    /// scalars 200000, keys 300000, shared 200000, frozen 200000).
+    #[arg(long)]
+    count: Option<usize>,
+    /// Timed encodes after one warm-up encode.
+    #[arg(long, default_value_t = 9)]
+    iterations: usize,
+    /// Protocol version, 1 to 5.
+    #[arg(long, default_value_t = 5)]
+    protocol_version: u8,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Measure the floor instead of the encoder: walk the graph without
+    /// writing, plus a memcpy of the output size.
+    #[arg(long)]
+    floor: bool,
+    /// Decode the output and check it equals the input; where Perl's Sereal
+    /// is installed, check Perl decodes it to the same structure too.
+    #[arg(long)]
+    verify: bool,
+    /// Exit 1 when the peak RSS exceeds this many KiB.
+    #[arg(long)]
+    max_rss_kb: Option<u64>,
+    /// A saved `--json` run: exit 1 when peak RSS or output size grew beyond
+    /// `--tolerance` over it.
+    #[arg(long)]
+    baseline: Option<std::path::PathBuf>,
+    /// Allowed growth over `--baseline`, in percent.
+    #[arg(long, default_value_t = 5.0)]
+    tolerance: f64,
+    /// Run every case for every implementation, each in a fresh process,
+    /// and print a table of median ms, peak RSS and ratios to Perl.
+    #[arg(long)]
+    compare: bool,
+    /// With --compare: measure N pairs (ours and Perl, in random order within
+    /// each pair) and report the median ratio with a 95% bootstrap interval.
+    #[arg(long, default_value_t = 1)]
+    pairs: usize,
+    /// With --compare: the cases to run (default: all).
+    #[arg(long, value_delimiter = ',')]
+    cases: Vec<String>,
+    /// With --compare: draw the table as an SVG chart into this file.
+    #[arg(long)]
+    plot: Option<std::path::PathBuf>,
+}
+
+/// One measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub case: String,
+    pub count: usize,
+    pub iterations: usize,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub bytes: u64,
+    pub checksum: u64,
+    pub peak_rss_kb: u64,
+}
+
+impl Run {
+    fn line(&self) -> String {
+        format!(
+            "case={} count={} iterations={} median_ms={:.3} min_ms={:.3} max_ms={:.3} bytes={} checksum={} peak_rss_kb={}",
+            self.case, self.count, self.iterations, self.median_ms, self.min_ms, self.max_ms, self.bytes,
+            self.checksum, self.peak_rss_kb
+        )
+    }
+
+    fn json(&self) -> String {
+        serde_json::json!({
+            "case": self.case, "count": self.count, "iterations": self.iterations,
+            "median_ms": self.median_ms, "min_ms": self.min_ms, "max_ms": self.max_ms,
+            "bytes": self.bytes, "checksum": self.checksum, "peak_rss_kb": self.peak_rss_kb,
+        })
+        .to_string()
+    }
+
+    /// Parses a `--json` line (ours or Perl's).
+    pub fn parse(line: &str) -> Option<Run> {
+        let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
+        let num = |k: &str| {
+            v.get(k)
+                .and_then(|x| x.as_f64().or_else(|| x.as_str()?.parse().ok()))
+        };
+        Some(Run {
+            case: v.get("case")?.as_str()?.to_string(),
+            count: num("count")? as usize,
+            iterations: num("iterations")? as usize,
+            median_ms: num("median_ms")?,
+            min_ms: num("min_ms")?,
+            max_ms: num("max_ms")?,
+            bytes: num("bytes")? as u64,
+            checksum: num("checksum")? as u64,
+            peak_rss_kb: num("peak_rss_kb")? as u64,
+        })
+    }
+}
+
+/// The process's peak resident set size in KiB (getrusage).
+fn peak_rss_kb() -> u64 {
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };
+    if rc != 0 {
+        return 0;
+    }
+    // SAFETY: initialised by the successful call above.
+    unsafe { ru.assume_init() }.ru_maxrss as u64
+}
+
+/// Sum of the bytes modulo 2^32: Perl's `unpack("%32C*", $out)`.
+fn checksum(bytes: &[u8]) -> u64 {
+    u64::from(
+        bytes
+            .iter()
+            .fold(0u32, |s, &b| s.wrapping_add(u32::from(b))),
+    )
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// Visits every slot of the graph without writing anything: the traversal
+/// part of the floor.
+fn walk(v: &Value) -> u64 {
+    match v {
+        Value::Ref(r) | Value::Alias(r) => match &*r.body() {
+            Body::Scalar(v) => 1 + walk(v),
+            Body::Array(a) => a.iter().map(walk).sum::<u64>() + 1,
+            Body::Hash(h) => {
+                h.iter()
+                    .map(|(k, v)| k.as_bytes().len() as u64 + walk(v))
+                    .sum::<u64>()
+                    + 1
+            }
+            Body::Regexp(_) => 1,
+        },
+        Value::Bytes(s) | Value::Utf8(s) => s.len() as u64,
+        _ => 1,
+    }
+}
+
+fn measure(args: &Args, input: &Value) -> Result<(Run, Vec<u8>), String> {
+    let opts = EncoderOptions::new().protocol_version(args.protocol_version);
+    let mut enc = Encoder::new(opts).map_err(|e| e.to_string())?;
+    let mut out = enc.encode(input).map_err(|e| e.to_string())?;
+    let mut times = Vec::with_capacity(args.iterations);
+    for _ in 0..args.iterations {
+        if args.floor {
+            let size = out.len();
+            let t0 = Instant::now();
+            let visited = walk(input);
+            let copy = out.clone();
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box((visited, &copy));
+            assert_eq!(copy.len(), size);
+        } else {
+            let t0 = Instant::now();
+            let o = enc.encode(input).map_err(|e| e.to_string())?;
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            out = o;
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let run = Run {
+        case: args.case.clone(),
+        count: 0,
+        iterations: args.iterations,
+        median_ms: median(&times),
+        min_ms: times[0],
+        max_ms: times[times.len() - 1],
+        bytes: out.len() as u64,
+        checksum: checksum(&out),
+        peak_rss_kb: peak_rss_kb(),
+    };
+    Ok((run, out))
+}
+
+fn single(args: &Args) -> Result<bool, String> {
+    let count = args
+        .count
+        .or_else(|| cases::default_count(&args.case))
+        .ok_or_else(|| format!("unknown case '{}'", args.case))?;
+    if args.iterations == 0 {
+        return Err("--iterations must be at least 1".into());
+    }
+    if args.case == "frozen" {
+        return Err(
+            "the frozen case needs FREEZE callbacks, which this build does not have".into(),
+        );
+    }
+    let input =
+        cases::build(&args.case, count).ok_or_else(|| format!("unknown case '{}'", args.case))?;
+    let (mut run, out) = measure(args, &input)?;
+    run.count = count;
+    println!("{}", if args.json { run.json() } else { run.line() });
+    let mut ok = true;
+    if args.verify {
+        ok &= compare::verify(&input, &out, args.protocol_version)?;
+    }
+    if let Some(max) = args.max_rss_kb {
+        if run.peak_rss_kb > max {
+            eprintln!("peak_rss_kb {} exceeds --max-rss-kb {max}", run.peak_rss_kb);
+            ok = false;
+        }
+    }
+    if let Some(path) = &args.baseline {
+        ok &= compare::check_baseline(&run, path, args.tolerance)?;
+    }
+    Ok(ok)
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = if args.compare {
+        compare::run(&args)
+    } else {
+        single(&args)
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("bench_retention: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! `bench_retention --compare`, `--verify` and `--baseline`.
+
+use super::{Args, Run};
+use sereal::{Decoder, Encoder, EncoderOptions, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const DEFAULT_CASES: [&str; 5] = ["records", "arrays", "scalars", "keys", "shared"];
+
+/// An implementation measured by `--compare`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Impl {
+    Sereal,
+    Perl,
+    Floor,
+}
+
+impl Impl {
+    fn name(self) -> &'static str {
+        match self {
+            Impl::Sereal => "sereal",
+            Impl::Perl => "perl",
+            Impl::Floor => "floor",
+        }
+    }
+}
+
+fn perl_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("author_tools/bench_retention.pl")
+}
+
+/// Whether Perl's Sereal::Encoder and Decoder are installed.
+pub fn perl_available() -> bool {
+    Command::new("perl")
+        .args(["-MSereal::Encoder", "-MSereal::Decoder", "-e", "1"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn run_one(imp: Impl, args: &Args, case: &str) -> Result<Run, String> {
+    let mut cmd = match imp {
+        Impl::Perl => {
+            let mut c = Command::new("perl");
+            c.arg(perl_script())
+                .env("PERL_HASH_SEED", "0")
+                .env("PERL_PERTURB_KEYS", "0");
+            c
+        }
+        Impl::Sereal | Impl::Floor => {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let mut c = Command::new(exe);
+            if imp == Impl::Floor {
+                c.arg("--floor");
+            }
+            c
+        }
+    };
+    cmd.args([
+        "--case",
+        case,
+        "--iterations",
+        &args.iterations.to_string(),
+        "--json",
+    ]);
+    cmd.args(["--protocol-version", &args.protocol_version.to_string()]);
+    if let Some(n) = args.count {
+        cmd.args(["--count", &n.to_string()]);
+    }
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{}: {e}", imp.name()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!("{} failed on {case}: {text}", imp.name()));
+    }
+    Run::parse(&text).ok_or_else(|| format!("{}: cannot parse output {text:?}", imp.name()))
+}
+
+/// A small deterministic generator for shuffling and resampling.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    super::median(v)
+}
+
+/// Median of `ratios` and its 95% bootstrap interval.
+fn bootstrap(ratios: &[f64], rng: &mut Lcg) -> (f64, f64, f64) {
+    let mut r = ratios.to_vec();
+    let mid = median(&mut r);
+    if ratios.len() < 2 {
+        return (mid, mid, mid);
+    }
+    let mut meds: Vec<f64> = (0..10_000)
+        .map(|_| {
+            let mut s: Vec<f64> = (0..ratios.len())
+                .map(|_| ratios[rng.below(ratios.len())])
+                .collect();
+            median(&mut s)
+        })
+        .collect();
+    meds.sort_by(f64::total_cmp);
+    (mid, meds[249], meds[9_749])
+}
+
+/// One case's results: the runs of every pair, per implementation.
+struct CaseResult {
+    case: String,
+    count: usize,
+    pairs: Vec<Vec<(Impl, Run)>>,
+    floor: Option<Run>,
+    excluded: Vec<String>,
+}
+
+impl CaseResult {
+    fn runs(&self, imp: Impl) -> Vec<&Run> {
+        self.pairs
+            .iter()
+            .flatten()
+            .filter(|(i, _)| *i == imp)
+            .map(|(_, r)| r)
+            .collect()
+    }
+
+    fn median_of(&self, imp: Impl, f: impl Fn(&Run) -> f64) -> Option<f64> {
+        let mut v: Vec<f64> = self.runs(imp).into_iter().map(f).collect();
+        (!v.is_empty()).then(|| median(&mut v))
+    }
+}
+
+/// Runs the comparison; returns whether every run succeeded.
+pub fn run(args: &Args) -> Result<bool, String> {
+    let cases: Vec<String> = if args.cases.is_empty() {
+        DEFAULT_CASES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.cases.clone()
+    };
+    let perl = perl_available();
+    if !perl {
+        eprintln!("note: Perl's Sereal is not installed (apt-get install -y libsereal-perl): no Perl column");
+    }
+    let mut impls = vec![Impl::Sereal];
+    if perl {
+        impls.push(Impl::Perl);
+    }
+    let pairs = args.pairs.max(1);
+    let total = cases.len() * (pairs * impls.len() + 1);
+    let mut done = 0;
+    let mut rng = Lcg(0x5eed ^ std::process::id() as u64);
+    let mut results = Vec::new();
+    for case in &cases {
+        let count = args
+            .count
+            .or_else(|| super::cases::default_count(case))
+            .ok_or("unknown case")?;
+        let mut res = CaseResult {
+            case: case.clone(),
+            count,
+            pairs: Vec::new(),
+            floor: None,
+            excluded: Vec::new(),
+        };
+        for p in 0..pairs {
+            let mut order = impls.clone();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            let mut pair = Vec::new();
+            for imp in order {
+                done += 1;
+                eprint!(
+                    "[{done}/{total}] {case} {} pair {}/{pairs} ... ",
+                    imp.name(),
+                    p + 1
+                );
+                let r = run_one(imp, args, case)?;
+                eprintln!("{:.1} ms, {} KiB", r.median_ms, r.peak_rss_kb);
+                pair.push((imp, r));
+            }
+            res.pairs.push(pair);
+        }
+        done += 1;
+        eprint!("[{done}/{total}] {case} floor ... ");
+        let f = run_one(Impl::Floor, args, case)?;
+        eprintln!("{:.1} ms", f.median_ms);
+        res.floor = Some(f);
+        exclude_unequal_work(&mut res);
+        results.push(res);
+    }
+    print_table(&results, args, &mut rng);
+    if let Some(path) = &args.plot {
+        std::fs::write(path, svg(&results)).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(true)
+}
+
+/// Drops pairs in which a run's checksum differs from the other runs of the
+/// same implementation (unequal work), recording why.
+fn exclude_unequal_work(res: &mut CaseResult) {
+    let mut keep = Vec::new();
+    for (n, pair) in std::mem::take(&mut res.pairs).into_iter().enumerate() {
+        let odd = pair.iter().find(|(imp, r)| {
+            let all = res_checksums(&keep, *imp);
+            !all.is_empty() && !all.contains(&r.checksum)
+        });
+        match odd {
+            Some((imp, r)) => res.excluded.push(format!(
+                "pair {} excluded: {} checksum {} differs from its other runs",
+                n + 1,
+                imp.name(),
+                r.checksum
+            )),
+            None => keep.push(pair),
+        }
+    }
+    res.pairs = keep;
+}
+
+fn res_checksums(pairs: &[Vec<(Impl, Run)>], imp: Impl) -> Vec<u64> {
+    pairs
+        .iter()
+        .flatten()
+        .filter(|(i, _)| *i == imp)
+        .map(|(_, r)| r.checksum)
+        .collect()
+}
+
+fn print_table(results: &[CaseResult], args: &Args, rng: &mut Lcg) {
+    println!(
+        "{:<16} {:>30}   {:>22}   {:>16}",
+        "", "Median milliseconds", "Peak RSS (KiB)", "Ratio to Perl"
+    );
+    println!(
+        "{:<16} {:>9} {:>9} {:>10}   {:>10} {:>11}   {:>7} {:>8}",
+        "Input", "sereal", "perl", "floor", "sereal", "perl", "time", "RSS"
+    );
+    let fmt = |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
+    let mut notes = Vec::new();
+    for r in results {
+        let ours_ms = r.median_of(Impl::Sereal, |x| x.median_ms);
+        let perl_ms = r.median_of(Impl::Perl, |x| x.median_ms);
+        let ours_rss = r.median_of(Impl::Sereal, |x| x.peak_rss_kb as f64);
+        let perl_rss = r.median_of(Impl::Perl, |x| x.peak_rss_kb as f64);
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.3}x", a / b),
+            _ => "-".into(),
+        };
+        let label = format!("{}k {}", r.count / 1000, r.case);
+        println!(
+            "{:<16} {:>9} {:>9} {:>10}   {:>10} {:>11}   {:>7} {:>8}",
+            label,
+            fmt(ours_ms, 2),
+            fmt(perl_ms, 2),
+            fmt(r.floor.as_ref().map(|f| f.median_ms), 2),
+            fmt(ours_rss, 0),
+            fmt(perl_rss, 0),
+            ratio(ours_ms, perl_ms),
+            ratio(ours_rss, perl_rss),
+        );
+        if args.pairs > 1 && perl_ms.is_some() {
+            let per_pair = |f: fn(&Run) -> f64| -> Vec<f64> {
+                r.pairs
+                    .iter()
+                    .filter_map(|p| {
+                        let get = |imp| p.iter().find(|(i, _)| *i == imp).map(|(_, x)| f(x));
+                        Some(get(Impl::Sereal)? / get(Impl::Perl)?)
+                    })
+                    .collect()
+            };
+            let (t, tlo, thi) = bootstrap(&per_pair(|x| x.median_ms), rng);
+            let (m, mlo, mhi) = bootstrap(&per_pair(|x| x.peak_rss_kb as f64), rng);
+            notes.push(format!(
+                "{}: time ratio {t:.3}x (95% CI {tlo:.3}-{thi:.3}), RSS ratio {m:.3}x (95% CI {mlo:.3}-{mhi:.3}) over {} pairs",
+                r.case,
+                r.pairs.len()
+            ));
+        }
+        notes.extend(r.excluded.iter().map(|e| format!("{}: {e}", r.case)));
+        let bytes: Vec<String> = [Impl::Sereal, Impl::Perl]
+            .iter()
+            .filter_map(|&i| {
+                r.runs(i)
+                    .first()
+                    .map(|x| format!("{} {} bytes", i.name(), x.bytes))
+            })
+            .collect();
+        notes.push(format!("{}: output {}", r.case, bytes.join(", ")));
+    }
+    println!();
+    for n in notes {
+        println!("{n}");
+    }
+}
+
+/// The `--compare` table as an SVG bar chart: median time (log scale) and
+/// peak RSS per case and implementation.
+fn svg(results: &[CaseResult]) -> String {
+    let impls = [
+        (Impl::Sereal, "#2b6cb0"),
+        (Impl::Perl, "#c05621"),
+        (Impl::Floor, "#718096"),
+    ];
+    let (w, panel_h, top) = (760.0, 260.0, 40.0);
+    let group_w = (w - 120.0) / results.len().max(1) as f64;
+    let bar_w = group_w / 4.0;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+        2.0 * panel_h + 2.0 * top + 40.0
+    );
+    let value = |r: &CaseResult, imp: Impl, rss: bool| -> Option<f64> {
+        if imp == Impl::Floor {
+            return if rss {
+                None
+            } else {
+                r.floor.as_ref().map(|f| f.median_ms)
+            };
+        }
+        r.median_of(imp, |x| {
+            if rss {
+                x.peak_rss_kb as f64
+            } else {
+                x.median_ms
+            }
+        })
+    };
+    for (p, (title, rss)) in [
+        ("Median encode time (ms, log scale)", false),
+        ("Peak RSS (MiB)", true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let y0 = top + p as f64 * (panel_h + top);
+        let vals: Vec<f64> = results
+            .iter()
+            .flat_map(|r| impls.iter().filter_map(move |&(i, _)| value(r, i, rss)))
+            .collect();
+        let max = vals.iter().cloned().fold(1e-9, f64::max);
+        let min = vals
+            .iter()
+            .cloned()
+            .filter(|v| *v > 0.0)
+            .fold(max, f64::min);
+        let (lo, hi) = if rss {
+            (0.0, max / 1024.0 * 1.1)
+        } else {
+            ((min / 2.0).log10().floor(), max.log10().ceil())
+        };
+        let scale = |v: f64| -> f64 {
+            let f = if rss {
+                v / 1024.0 / hi
+            } else {
+                ((v.max(1e-9)).log10() - lo) / (hi - lo)
+            };
+            panel_h * f.clamp(0.0, 1.0)
+        };
+        s += &format!(
+            "<text x=\"60\" y=\"{}\" font-size=\"14\">{title}</text>\n",
+            y0 - 12.0
+        );
+        s += &format!(
+            "<line x1=\"60\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n",
+            y0 + panel_h,
+            w - 40.0,
+            y0 + panel_h
+        );
+        if !rss {
+            for e in lo as i32..=hi as i32 {
+                let y = y0 + panel_h - scale(10f64.powi(e));
+                s += &format!(
+                    "<line x1=\"60\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"55\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                    w - 40.0,
+                    y + 4.0,
+                    10f64.powi(e)
+                );
+            }
+        } else {
+            for k in 0..=4 {
+                let v = hi * k as f64 / 4.0;
+                let y = y0 + panel_h - panel_h * k as f64 / 4.0;
+                s += &format!(
+                    "<line x1=\"60\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"55\" y=\"{}\" text-anchor=\"end\">{v:.0}</text>\n",
+                    w - 40.0,
+                    y + 4.0
+                );
+            }
+        }
+        for (g, r) in results.iter().enumerate() {
+            let gx = 70.0 + g as f64 * group_w;
+            for (k, &(imp, color)) in impls.iter().enumerate() {
+                if let Some(v) = value(r, imp, rss) {
+                    let h = scale(v);
+                    let x = gx + k as f64 * bar_w;
+                    s += &format!(
+                        "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{color}\"><title>{} {}: {v:.1}</title></rect>\n",
+                        y0 + panel_h - h,
+                        bar_w - 2.0,
+                        r.case,
+                        imp.name()
+                    );
+                }
+            }
+            s += &format!(
+                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}k {}</text>\n",
+                gx + 1.5 * bar_w,
+                y0 + panel_h + 15.0,
+                r.count / 1000,
+                r.case
+            );
+        }
+    }
+    let ly = 2.0 * panel_h + 2.0 * top + 25.0;
+    for (k, &(imp, color)) in impls.iter().enumerate() {
+        let x = 70.0 + k as f64 * 110.0;
+        s += &format!(
+            "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{color}\"/><text x=\"{}\" y=\"{ly}\">{}</text>\n",
+            ly - 10.0,
+            x + 16.0,
+            imp.name()
+        );
+    }
+    s + "</svg>\n"
+}
+
+/// Decodes `out` and compares it with `input`; where Perl is installed, has
+/// Perl decode `out` and re-encode it canonically, and compares that with
+/// our canonical encoding of `input`.
+pub fn verify(input: &Value, out: &[u8], version: u8) -> Result<bool, String> {
+    let decoded = Decoder::default()
+        .decode(out)
+        .map_err(|e| format!("verify: decode: {e}"))?;
+    let mut ok = decoded == *input;
+    eprintln!(
+        "verify: decoded output equals the input: {}",
+        if ok { "yes" } else { "NO" }
+    );
+    if !perl_available() {
+        eprintln!("verify: Perl's Sereal is not installed; Perl check skipped");
+        return Ok(ok);
+    }
+    let script = "use Sereal::Decoder; use Sereal::Encoder; local $/; my $d = <STDIN>; \
+        binmode STDOUT; print Sereal::Encoder->new({canonical => 1, protocol_version => $ARGV[0]})\
+        ->encode(Sereal::Decoder->new->decode($d));";
+    let mut child = Command::new("perl")
+        .args(["-e", script, &version.to_string()])
+        .env("PERL_HASH_SEED", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let doc = out.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&doc));
+    let result = child.wait_with_output().map_err(|e| e.to_string())?;
+    writer
+        .join()
+        .map_err(|_| "writer panicked")?
+        .map_err(|e| e.to_string())?;
+    let ours = Encoder::new(
+        EncoderOptions::new()
+            .protocol_version(version)
+            .canonical(true),
+    )
+    .and_then(|mut e| e.encode(input))
+    .map_err(|e| e.to_string())?;
+    let same = result.status.success() && result.stdout == ours;
+    eprintln!(
+        "verify: Perl decodes it to the same structure (canonical re-encodings equal, {} bytes): {}",
+        ours.len(),
+        if same { "yes" } else { "NO" }
+    );
+    ok &= same;
+    Ok(ok)
+}
+
+/// Compares a run with a saved `--json` run.
+pub fn check_baseline(run: &Run, path: &Path, tolerance: f64) -> Result<bool, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = text
+        .lines()
+        .filter_map(Run::parse)
+        .find(|b| b.case == run.case)
+        .ok_or_else(|| format!("{}: no saved run for case {}", path.display(), run.case))?;
+    let limit = 1.0 + tolerance / 100.0;
+    let mut ok = true;
+    for (what, now, then) in [
+        ("peak_rss_kb", run.peak_rss_kb, base.peak_rss_kb),
+        ("bytes", run.bytes, base.bytes),
+    ] {
+        let grew = now as f64 > then as f64 * limit;
+        println!(
+            "baseline {what}: now {now}, baseline {then} ({:+.1}%){}",
+            (now as f64 / then.max(1) as f64 - 1.0) * 100.0,
+            if grew {
+                format!(" exceeds the {tolerance}% tolerance")
+            } else {
+                String::new()
+            }
+        );
+        ok &= !grew;
+    }
+    Ok(ok)
+}
