@@ -48,39 +48,82 @@ pub(crate) fn check(c: Compression, version: u8, level: Option<i32>) -> Result<(
     }
 }
 
-/// Appends the framed, compressed `body` to `out`.
+/// Perl's reserve for a length varint, as in its encoder.
+const VARINT_RESERVE: usize = 11;
+
+/// Worst-case compressed sizes, as the C libraries Perl uses compute them;
+/// Perl sizes its length varints from these.
+fn bound(c: Compression, n: usize) -> usize {
+    match c {
+        Compression::None => n,
+        Compression::Snappy => 32 + n + n / 6,
+        Compression::Zlib => (128 + n * 110 / 100).max(128 + n + (n / (31 * 1024) + 1) * 5),
+        Compression::Zstd => {
+            n + (n >> 8)
+                + if n < 128 << 10 {
+                    ((128 << 10) - n) >> 11
+                } else {
+                    0
+                }
+        }
+    }
+}
+
+fn varint_len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 0x80 {
+        n >>= 7;
+        len += 1;
+    }
+    len
+}
+
+/// Writes `n` as a varint of exactly `width` bytes, padding with
+/// continuation bytes as Perl does when it fills a reserved varint.
+fn write_padded_varint(out: &mut Vec<u8>, mut n: u64, width: usize) {
+    for _ in 1..width {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Compresses `body` and frames it as Sereal does, with Perl's padded length
+/// varints; `None` when compression does not make the body smaller, in which
+/// case Perl (and this crate) writes the document uncompressed.
 pub(crate) fn compress_body(
     c: Compression,
     level: Option<i32>,
     body: &[u8],
-    out: &mut Vec<u8>,
-) -> Result<()> {
+) -> Result<Option<Vec<u8>>> {
     let fail = |e: &dyn std::fmt::Display| Error::new(ErrorKind::Compression(e.to_string()));
-    match c {
-        Compression::None => out.extend_from_slice(body),
-        Compression::Snappy => {
-            let packed = snap::raw::Encoder::new()
-                .compress_vec(body)
-                .map_err(|e| fail(&e))?;
-            protocol::write_varint(out, packed.len() as u64);
-            out.extend_from_slice(&packed);
-        }
+    let packed = match c {
+        Compression::None => return Ok(None),
+        Compression::Snappy => snap::raw::Encoder::new()
+            .compress_vec(body)
+            .map_err(|e| fail(&e))?,
         Compression::Zlib => {
             let lvl = level.unwrap_or(6).clamp(1, 9) as u32;
             let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(lvl));
             z.write_all(body).map_err(|e| fail(&e))?;
-            let packed = z.finish().map_err(|e| fail(&e))?;
-            protocol::write_varint(out, body.len() as u64);
-            protocol::write_varint(out, packed.len() as u64);
-            out.extend_from_slice(&packed);
+            z.finish().map_err(|e| fail(&e))?
         }
         Compression::Zstd => {
-            let packed = zstd::bulk::compress(body, level.unwrap_or(3)).map_err(|e| fail(&e))?;
-            protocol::write_varint(out, packed.len() as u64);
-            out.extend_from_slice(&packed);
+            zstd::bulk::compress(body, level.unwrap_or(3)).map_err(|e| fail(&e))?
         }
+    };
+    if packed.len() >= body.len() {
+        return Ok(None);
     }
-    Ok(())
+    let mut reserve = bound(c, body.len()) + VARINT_RESERVE;
+    let mut framed = Vec::with_capacity(packed.len() + 2 * protocol::MAX_VARINT_LEN);
+    if c == Compression::Zlib {
+        protocol::write_varint(&mut framed, body.len() as u64);
+        reserve += VARINT_RESERVE;
+    }
+    write_padded_varint(&mut framed, packed.len() as u64, varint_len(reserve as u64));
+    framed.extend_from_slice(&packed);
+    Ok(Some(framed))
 }
 
 /// Limits for decompression.

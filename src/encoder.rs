@@ -410,9 +410,16 @@ impl Encoder {
         if self.opts.compress != Compression::None
             && out.len() - body_start >= self.opts.compress_threshold
         {
-            let body = out.split_off(body_start);
-            compress::compress_body(self.opts.compress, self.opts.compress_level, &body, out)?;
-            out[doc_start + 4] = version | (self.opts.compress.doc_type() << 4);
+            let framed = compress::compress_body(
+                self.opts.compress,
+                self.opts.compress_level,
+                &out[body_start..],
+            )?;
+            if let Some(framed) = framed {
+                out.truncate(body_start);
+                out.extend_from_slice(&framed);
+                out[doc_start + 4] = version | (self.opts.compress.doc_type() << 4);
+            }
         }
         Ok(())
     }

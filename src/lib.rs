@@ -28,3 +28,7 @@ pub use decoder::{decode, Decoder, DecoderOptions, Header};
 pub use encoder::{encode, encode_with, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
 pub use value::{Body, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

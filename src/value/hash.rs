@@ -97,7 +97,9 @@ impl Hash {
             Repr::Small(v) => v.iter().position(|(k, _)| k.ptr_eq(key)),
             Repr::Indexed(ix) => ix
                 .index
-                .find(addr_hash(key.addr()), |&i| ix.entries[i as usize].0.ptr_eq(key))
+                .find(addr_hash(key.addr()), |&i| {
+                    ix.entries[i as usize].0.ptr_eq(key)
+                })
                 .map(|&i| i as usize),
         }
     }
@@ -105,7 +107,9 @@ impl Hash {
     fn position_str(&self, s: &[u8]) -> Option<usize> {
         match &self.0 {
             Repr::Small(v) => v.iter().position(|(k, _)| k.as_bytes() == s),
-            Repr::Indexed(_) => [false, true].into_iter().find_map(|utf8| self.position(&Key::new(s, utf8))),
+            Repr::Indexed(_) => [false, true]
+                .into_iter()
+                .find_map(|utf8| self.position(&Key::new(s, utf8))),
         }
     }
 
@@ -119,7 +123,9 @@ impl Hash {
         }
         let mut index = HashTable::with_capacity(entries.len());
         for (i, (k, _)) in entries.iter().enumerate() {
-            index.insert_unique(addr_hash(k.addr()), i as u32, |&j| addr_hash(entries[j as usize].0.addr()));
+            index.insert_unique(addr_hash(k.addr()), i as u32, |&j| {
+                addr_hash(entries[j as usize].0.addr())
+            });
         }
         self.0 = Repr::Indexed(Box::new(Indexed { entries, index }));
     }
@@ -150,19 +156,22 @@ impl Hash {
                 let h = addr_hash(key.addr());
                 ix.entries.push((key, value));
                 let entries = &ix.entries;
-                ix.index.insert_unique(h, i, |&j| addr_hash(entries[j as usize].0.addr()));
+                ix.index
+                    .insert_unique(h, i, |&j| addr_hash(entries[j as usize].0.addr()));
             }
         }
     }
 
     /// The value for a key given as text (either UTF-8 flag matches).
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.position_str(key.as_bytes()).map(|i| &self.entries()[i].1)
+        self.position_str(key.as_bytes())
+            .map(|i| &self.entries()[i].1)
     }
 
     /// The value for a key given as text, for changing.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.position_str(key.as_bytes()).map(move |i| &mut self.entries_mut()[i].1)
+        self.position_str(key.as_bytes())
+            .map(move |i| &mut self.entries_mut()[i].1)
     }
 
     /// The value for a [`Key`].
