@@ -4,7 +4,7 @@
 use crate::compress::{Compression, Inflate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
-use crate::value::{Body, Hash, Key, Ref, Regexp, Str, Value};
+use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
 use std::ops::Range;
 
@@ -484,7 +484,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         self.enter()?;
         let node = match t {
             tag::ARRAY | tag::HASH => {
-                let node = Ref::array(Vec::new());
+                let node = Ref::array(Array::new());
                 if tracked {
                     self.track(at, &node);
                 }
@@ -528,8 +528,8 @@ impl<'a, 'o> Reader<'a, 'o> {
         }
     }
 
-    fn array_items(&mut self, n: usize) -> Result<Vec<Value>> {
-        let mut items = Vec::with_capacity(n);
+    fn array_items(&mut self, n: usize) -> Result<Array> {
+        let mut items = Array::with_capacity(n);
         for _ in 0..n {
             items.push(self.read_value()?);
         }
@@ -682,8 +682,10 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::REFN => Value::Ref(self.read_node()?),
             tag::REFP | tag::ALIAS => {
                 let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
+                // Only registered items resolve, and an item is registered
+                // when its tag is read: a REFP may name its own tracked tag
+                // (Perl writes `$x = \$x` that way).
                 let off = self.varint()?;
-                self.target(off, at, what)?;
                 let node = self
                     .tracked
                     .get(&(off as usize))

@@ -27,7 +27,7 @@ pub use compress::Compression;
 pub use decoder::{decode, Decoder, DecoderOptions, Header};
 pub use encoder::{encode, encode_with, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
-pub use value::{Body, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
+pub use value::{Array, Body, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

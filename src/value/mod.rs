@@ -22,12 +22,14 @@
 //! assert_eq!(format!("{root:?}"), "[#1=[1, 2], #1#]");
 //! ```
 
+mod array;
 mod eq;
 mod fmt;
 mod hash;
 mod key;
 mod str;
 
+pub use self::array::Array;
 pub use self::hash::Hash;
 pub use self::key::Key;
 pub use self::str::Str;
@@ -99,7 +101,7 @@ pub enum Body {
     /// A scalar cell (the referent of `\$x`).
     Scalar(Value),
     /// An array.
-    Array(Vec<Value>),
+    Array(Array),
     /// A hash.
     Hash(Hash),
     /// A compiled regular expression (`REGEXP`).
@@ -174,8 +176,8 @@ impl Ref {
     }
 
     /// A new array node.
-    pub fn array(items: Vec<Value>) -> Ref {
-        Ref::new(Body::Array(items))
+    pub fn array(items: impl Into<Array>) -> Ref {
+        Ref::new(Body::Array(items.into()))
     }
 
     /// A new hash node.
@@ -248,7 +250,7 @@ impl Ref {
     }
 
     /// The array, if this node is one.
-    pub fn as_array(&self) -> Option<cell::Ref<'_, Vec<Value>>> {
+    pub fn as_array(&self) -> Option<cell::Ref<'_, Array>> {
         cell::Ref::filter_map(self.body(), |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
@@ -273,7 +275,7 @@ impl Ref {
     /// r.array_mut().unwrap().push(Value::from(1));
     /// assert_eq!(r.as_array().unwrap().len(), 1);
     /// ```
-    pub fn array_mut(&self) -> Result<cell::RefMut<'_, Vec<Value>>> {
+    pub fn array_mut(&self) -> Result<cell::RefMut<'_, Array>> {
         cell::RefMut::filter_map(self.body_mut()?, |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
@@ -364,7 +366,7 @@ impl Value {
     /// assert_eq!(v.at(2), Some(Value::Int(3)));
     /// ```
     pub fn array<V: Into<Value>>(items: impl IntoIterator<Item = V>) -> Value {
-        Value::Ref(Ref::array(items.into_iter().map(Into::into).collect()))
+        Value::Ref(Ref::array(items.into_iter().collect::<Array>()))
     }
 
     /// A reference to a new hash of `entries`, in their order.
@@ -634,8 +636,9 @@ mod tests {
     #[test]
     fn value_is_24_bytes() {
         assert_eq!(std::mem::size_of::<Value>(), 24);
-        assert_eq!(std::mem::size_of::<Body>(), 32);
-        assert_eq!(std::mem::size_of::<Node>(), 48);
+        assert_eq!(std::mem::size_of::<Body>(), 40);
+        // with Rc's two counts, 72 bytes: an 80-byte malloc chunk
+        assert_eq!(std::mem::size_of::<Node>(), 56);
         assert_eq!(std::mem::size_of::<(Key, Value)>(), 32);
     }
 

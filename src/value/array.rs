@@ -1,0 +1,154 @@
+//! `Array`: the elements of an array node, the first one stored inline.
+
+use super::Value;
+use smallvec::SmallVec;
+use std::ops::{Deref, DerefMut};
+
+/// The elements of an array node.
+///
+/// An array of one element keeps it inside the node, with no allocation of
+/// its own: one-element arrays are common (`[$id]`, singleton lists) and this
+/// halves their cost. Longer arrays use one heap buffer, like a `Vec`. An
+/// `Array` dereferences to `[Value]`, and has `Vec`'s usual methods.
+///
+/// ```
+/// use sereal::{Array, Value};
+/// let mut a = Array::new();
+/// a.push(Value::from(1));
+/// a.extend([Value::from(2), Value::from(3)]);
+/// assert_eq!(a.len(), 3);
+/// assert_eq!(a[1], Value::from(2));
+/// assert_eq!(a.pop(), Some(Value::from(3)));
+/// ```
+#[derive(Clone, Default)]
+pub struct Array(SmallVec<[Value; 1]>);
+
+impl Array {
+    /// An empty array.
+    pub fn new() -> Array {
+        Array(SmallVec::new())
+    }
+
+    /// An empty array with room for `n` elements.
+    pub fn with_capacity(n: usize) -> Array {
+        Array(SmallVec::with_capacity(n))
+    }
+
+    /// Appends an element.
+    #[inline]
+    pub fn push(&mut self, v: impl Into<Value>) {
+        self.0.push(v.into());
+    }
+
+    /// Removes and returns the last element.
+    pub fn pop(&mut self) -> Option<Value> {
+        self.0.pop()
+    }
+
+    /// Inserts an element at `i`, shifting the later ones.
+    ///
+    /// # Panics
+    /// If `i > len`.
+    pub fn insert(&mut self, i: usize, v: impl Into<Value>) {
+        self.0.insert(i, v.into());
+    }
+
+    /// Removes and returns the element at `i`, shifting the later ones.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    pub fn remove(&mut self, i: usize) -> Value {
+        self.0.remove(i)
+    }
+
+    /// Keeps the first `n` elements.
+    pub fn truncate(&mut self, n: usize) {
+        self.0.truncate(n);
+    }
+
+    /// Removes every element.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Reserves room for `n` more elements.
+    pub fn reserve(&mut self, n: usize) {
+        self.0.reserve(n);
+    }
+
+    /// Removes the elements in `range` and returns them in order.
+    pub fn drain<R: std::ops::RangeBounds<usize>>(
+        &mut self,
+        range: R,
+    ) -> impl Iterator<Item = Value> + '_ {
+        self.0.drain(range)
+    }
+
+    /// Converts into a `Vec`.
+    pub fn into_vec(self) -> Vec<Value> {
+        self.0.into_vec()
+    }
+}
+
+impl Deref for Array {
+    type Target = [Value];
+    #[inline]
+    fn deref(&self) -> &[Value] {
+        &self.0
+    }
+}
+
+impl DerefMut for Array {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Value] {
+        &mut self.0
+    }
+}
+
+impl From<Vec<Value>> for Array {
+    fn from(v: Vec<Value>) -> Array {
+        Array(SmallVec::from_vec(v))
+    }
+}
+
+impl<V: Into<Value>> FromIterator<V> for Array {
+    fn from_iter<I: IntoIterator<Item = V>>(iter: I) -> Array {
+        Array(iter.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<V: Into<Value>> Extend<V> for Array {
+    fn extend<I: IntoIterator<Item = V>>(&mut self, iter: I) {
+        self.0.extend(iter.into_iter().map(Into::into));
+    }
+}
+
+impl IntoIterator for Array {
+    type Item = Value;
+    type IntoIter = smallvec::IntoIter<[Value; 1]>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Array {
+    type Item = &'a Value;
+    type IntoIter = std::slice::Iter<'a, Value>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Array {
+    type Item = &'a mut Value;
+    type IntoIter = std::slice::IterMut<'a, Value>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter_mut()
+    }
+}
+
+impl std::fmt::Debug for Array {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
