@@ -449,11 +449,17 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// The next tag, skipping `PAD`s: the byte and its position.
     #[inline]
     fn next_tag(&mut self) -> Result<(u8, usize)> {
+        let mut tracked_pad = None;
         loop {
             let at = self.pos;
             let t = self.byte()?;
-            if t != tag::PAD {
-                return Ok((t, at));
+            match (t & !TRACK_FLAG, tracked_pad) {
+                (tag::PAD, _) if t & TRACK_FLAG != 0 => tracked_pad = Some(at),
+                (tag::PAD, _) => {}
+                // A tracked PAD (a rewritten WEAKEN whose slot is referred
+                // to) tracks the item that follows it, at the PAD's offset.
+                (_, Some(pad)) => return Ok((t | TRACK_FLAG, pad)),
+                (_, None) => return Ok((t, at)),
             }
         }
     }

@@ -484,10 +484,14 @@ impl Writer<'_> {
 
     fn fix_weak_refs(&mut self) {
         // A node reached only through weak references would not survive
-        // decoding: its first WEAKEN becomes PAD, making that reference strong.
+        // decoding: its last WEAKEN becomes PAD, making that reference strong.
+        // Perl's encoder also drops the track flag the WEAKEN may carry,
+        // leaving later REFP/ALIAS to that slot dangling; the flag is kept
+        // here, which Perl's decoder reads as tracking the slot.
         for &off in self.seen.weak.values() {
             if off != 0 {
-                self.out[self.base + off as usize] = tag::PAD;
+                let byte = &mut self.out[self.base + off as usize];
+                *byte = tag::PAD | (*byte & TRACK_FLAG);
             }
         }
     }

@@ -879,3 +879,55 @@ fn compressed_length_varint_is_padded_like_perl() {
     let got = encode_with(&compressible(), &options).unwrap();
     assert_eq!(to_hex(&got), to_hex(&hex(PERL_ZLIB)));
 }
+
+/// A weak reference held in a shared scalar, to a node the document never
+/// holds strongly: the WEAKEN becomes PAD and keeps its track flag, so the
+/// later ALIAS to the scalar resolves (Perl 5.003 drops the flag and writes
+/// a document neither decoder reads).
+#[test]
+fn pad_rewrite_keeps_the_track_flag() {
+    let target = Ref::array(vec![Value::from(1)]);
+    let cell = Ref::scalar(Value::weak(&target));
+    let v = Value::array([Value::Alias(cell.clone()), Value::Ref(cell.clone())]);
+    let bytes = encode(&v).unwrap();
+    assert_eq!(&bytes[6..], b"\x42\xbf\x28\x2b\x01\x01\x29\x02");
+    let back = decode(&bytes).unwrap();
+    let a = back.at(0).unwrap();
+    let b = back.at(1).unwrap();
+    let (Value::Alias(x), Value::Ref(y)) = (&a, &b) else {
+        panic!("{back:?}")
+    };
+    assert!(x.ptr_eq(y), "{back:?}");
+    if perl_decodes_same(&bytes) {
+        eprintln!("Perl's decoder reads it too");
+    }
+    drop(target);
+}
+
+/// Whether Perl's decoder reads `doc` and writes it back unchanged; false
+/// (with a notice) when Perl's Sereal is not installed.
+fn perl_decodes_same(doc: &[u8]) -> bool {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let script =
+        "use Sereal::Decoder; use Sereal::Encoder; local $/; binmode STDIN; binmode STDOUT; \
+                  print Sereal::Encoder->new->encode(Sereal::Decoder->new->decode(<STDIN>));";
+    let Ok(mut child) = Command::new("perl")
+        .args(["-e", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        eprintln!("SKIP Perl check: perl is not installed");
+        return false;
+    };
+    child.stdin.take().unwrap().write_all(doc).unwrap();
+    let out = child.wait_with_output().unwrap();
+    if !out.status.success() {
+        eprintln!("SKIP Perl check: Perl's Sereal is not installed or rejected the document");
+        return false;
+    }
+    assert_eq!(decode(&out.stdout).unwrap(), decode(doc).unwrap());
+    true
+}
