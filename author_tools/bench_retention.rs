@@ -160,7 +160,7 @@ fn walk(v: &Value) -> u64 {
     match v {
         Value::Ref(r) | Value::Alias(r) => match &*r.body() {
             Body::Scalar(v) => 1 + walk(v),
-            Body::Array(a) => a.iter().map(walk).sum::<u64>() + 1,
+            Body::Array(a) | Body::Frozen(a) => a.iter().map(walk).sum::<u64>() + 1,
             Body::Hash(h) => {
                 h.iter()
                     .map(|(k, v)| k.as_bytes().len() as u64 + walk(v))

@@ -7,6 +7,7 @@ use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`
 /// options. A limit of 0 means no limit.
@@ -190,6 +191,9 @@ impl Header {
     }
 }
 
+/// A THAW handler: the class and the values FREEZE returned, to the object.
+type ThawFn = Rc<dyn Fn(&Key, Vec<Value>) -> Result<Value>>;
+
 /// A reusable decoder.
 ///
 /// ```
@@ -198,9 +202,19 @@ impl Header {
 /// let v = Decoder::default().decode(&doc).unwrap();
 /// assert_eq!(v.at(1), Some(Value::from("b")));
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Decoder {
     opts: DecoderOptions,
+    thaw: HashMap<Key, ThawFn>,
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoder")
+            .field("opts", &self.opts)
+            .field("thaw_classes", &self.thaw.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 /// Decodes the body of a document with the default options.
@@ -211,7 +225,39 @@ pub fn decode(input: &[u8]) -> Result<Value> {
 impl Decoder {
     /// A decoder with `options`.
     pub fn new(options: DecoderOptions) -> Decoder {
-        Decoder { opts: options }
+        Decoder {
+            opts: options,
+            thaw: HashMap::new(),
+        }
+    }
+
+    /// Registers the THAW handler of `class` (Perl's `THAW` class method):
+    /// an `OBJECT_FREEZE` of the class decodes to what the handler makes of
+    /// the values its FREEZE returned. Without a handler such an object
+    /// decodes to a node of class `class` with a [`Body::Frozen`] body, which
+    /// encodes back to the same bytes.
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    /// enc.on_freeze("Celsius", |t| Ok(vec![t.as_hash().unwrap().get("deg").cloned().unwrap()]));
+    /// let t = Value::Ref(Ref::hash([("deg", 21)].into_iter().collect()).blessed("Celsius"));
+    /// let doc = enc.encode(&t).unwrap();
+    ///
+    /// let mut dec = Decoder::default();
+    /// dec.on_thaw("Celsius", |class, mut vals| {
+    ///     let deg = vals.pop().unwrap_or_default();
+    ///     Ok(Value::Ref(Ref::hash([("deg", deg)].into_iter().collect()).blessed(class)))
+    /// });
+    /// assert_eq!(dec.decode(&doc).unwrap(), t);
+    /// ```
+    pub fn on_thaw(
+        &mut self,
+        class: impl Into<Key>,
+        handler: impl Fn(&Key, Vec<Value>) -> Result<Value> + 'static,
+    ) -> &mut Self {
+        self.thaw.insert(class.into(), Rc::new(handler));
+        self
     }
 
     /// The options in use.
@@ -244,7 +290,7 @@ impl Decoder {
             None => Ok(None),
             Some(r) => {
                 let at = r.start;
-                let v = Reader::new(&input[r.clone()], 1, &self.opts)
+                let v = Reader::new(&input[r.clone()], 1, self)
                     .document()
                     .map_err(|e| e.shifted(at - 1, false))?;
                 Ok(Some(v))
@@ -302,15 +348,13 @@ impl Decoder {
     fn body(&self, input: &[u8], header: &Header) -> Result<Value> {
         let (body, shift) = self.body_bytes(input, header)?;
         let compressed = header.compression != Compression::None;
-        Reader::new(&body, shift, &self.opts)
-            .document()
-            .map_err(|e| {
-                if compressed {
-                    e.shifted(0, true)
-                } else {
-                    e.shifted(header.len, false)
-                }
-            })
+        Reader::new(&body, shift, self).document().map_err(|e| {
+            if compressed {
+                e.shifted(0, true)
+            } else {
+                e.shifted(header.len, false)
+            }
+        })
     }
 }
 
@@ -321,6 +365,7 @@ struct Reader<'a, 'o> {
     // body offset of buf[0]
     shift: usize,
     opts: &'o DecoderOptions,
+    thaw: &'o HashMap<Key, ThawFn>,
     depth: usize,
     tracked: HashMap<usize, Ref>,
     keys: HashMap<usize, Key>,
@@ -335,12 +380,13 @@ enum StrKind {
 }
 
 impl<'a, 'o> Reader<'a, 'o> {
-    fn new(buf: &'a [u8], shift: usize, opts: &'o DecoderOptions) -> Self {
+    fn new(buf: &'a [u8], shift: usize, dec: &'o Decoder) -> Self {
         Reader {
             buf,
             pos: 0,
             shift,
-            opts,
+            opts: &dec.opts,
+            thaw: &dec.thaw,
             depth: 0,
             tracked: HashMap::new(),
             keys: HashMap::new(),
@@ -716,26 +762,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             }
             tag::ARRAY | tag::HASH | tag::REGEXP => Value::Alias(self.node_from_tag(t, at, false)?),
             tag::OBJECT | tag::OBJECTV => {
-                if self.opts.refuse_objects {
-                    return Err(self.err_at(
-                        ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
-                        at,
-                    ));
-                }
-                let class = if t == tag::OBJECT {
-                    self.class_name()?
-                } else {
-                    let off = self.varint()?;
-                    let p = self.target(off, at, "OBJECTV")?;
-                    match self.classes.get(&p) {
-                        Some(k) => k.clone(),
-                        None => {
-                            return Err(
-                                self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)
-                            )
-                        }
-                    }
-                };
+                let class = self.object_class(t == tag::OBJECT, at)?;
                 let v = self.read_value()?;
                 let target = object_target(&v).ok_or_else(|| {
                     self.err_at(
@@ -748,12 +775,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 }
                 v
             }
-            tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
-                return Err(self.err_at(
-                    ErrorKind::Invalid("OBJECT_FREEZE needs a THAW handler for its class".into()),
-                    at,
-                ))
-            }
+            tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => self.frozen_object(t, at)?,
             tag::WEAKEN => match self.read_value()? {
                 Value::Ref(r) => {
                     let w = r.downgrade();
@@ -779,6 +801,87 @@ impl<'a, 'o> Reader<'a, 'o> {
             }
             _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
         })
+    }
+}
+
+impl Reader<'_, '_> {
+    /// The class of an `OBJECT` (`literal`: a class name follows) or an
+    /// `OBJECTV` (an offset to an earlier class name follows).
+    fn object_class(&mut self, literal: bool, at: usize) -> Result<Key> {
+        if self.opts.refuse_objects {
+            return Err(self.err_at(
+                ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
+                at,
+            ));
+        }
+        if literal {
+            return self.class_name();
+        }
+        let off = self.varint()?;
+        let p = self.target(off, at, "OBJECTV")?;
+        match self.classes.get(&p) {
+            Some(k) => Ok(k.clone()),
+            None => Err(self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
+        }
+    }
+
+    /// `OBJECT_FREEZE class REFN ARRAY values`: the class's THAW handler
+    /// makes the object of the values; without one the node keeps them as a
+    /// [`Body::Frozen`] body.
+    fn frozen_object(&mut self, t: u8, at: usize) -> Result<Value> {
+        let class = self.object_class(t == tag::OBJECT_FREEZE, at)?;
+        let (refn, refn_at) = self.next_tag()?;
+        if refn & !TRACK_FLAG != tag::REFN {
+            return Err(self.err_at(
+                ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN)"),
+                refn_at,
+            ));
+        }
+        let (t2, at2) = self.next_tag()?;
+        if t2 & !TRACK_FLAG != tag::ARRAY {
+            return Err(self.err_at(
+                ErrorKind::UnexpectedTag(t2, "in an OBJECT_FREEZE (expected ARRAY)"),
+                at2,
+            ));
+        }
+        let tracked = t2 & TRACK_FLAG != 0;
+        let node = self.node_from_tag(tag::ARRAY, at2, tracked)?;
+        if self.opts.no_bless_objects {
+            return Ok(Value::Ref(node));
+        }
+        let items = match std::mem::replace(&mut *node.body_mut()?, Body::Array(Array::new())) {
+            Body::Array(a) => a,
+            _ => unreachable!("node_from_tag(ARRAY) makes an array"),
+        };
+        let Some(thaw) = self.thaw.get(&class).cloned() else {
+            node.set_body(Body::Frozen(items));
+            node.bless(class);
+            return Ok(Value::Ref(node));
+        };
+        let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
+        let object = thaw(&class, items.into_vec()).map_err(|e| {
+            self.err_at(
+                ErrorKind::Callback(format!("THAW callback of class '{name}' failed: {e}")),
+                at,
+            )
+        })?;
+        if tracked {
+            // Later references to the frozen object mean the thawed one.
+            match object.node() {
+                Some(obj) => {
+                    self.tracked.insert(self.offset_of(at2), obj);
+                }
+                None => {
+                    return Err(self.err_at(
+                        ErrorKind::Callback(format!(
+                            "THAW callback of class '{name}' returned a non-reference for an object referred to again"
+                        )),
+                        at,
+                    ))
+                }
+            }
+        }
+        Ok(object)
     }
 }
 

@@ -45,6 +45,14 @@ pub enum ErrorKind {
     BadOption(String),
     /// A container was borrowed for writing while the encoder needed it.
     Borrowed,
+    /// A callback tried to change a container the encoder is writing.
+    Locked,
+    /// A FREEZE, stringify or THAW callback failed or broke the rules; the
+    /// message names the class (or value type) and what happened.
+    Callback(String),
+    /// A value the format cannot carry (see `undef_unknown`,
+    /// `stringify_unknown`).
+    Unsupported(String),
     /// Any other inconsistency in the document.
     Invalid(String),
 }
@@ -143,6 +151,12 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Borrowed => {
                 write!(f, "a container in the graph is mutably borrowed during encoding")
             }
+            ErrorKind::Locked => write!(
+                f,
+                "a container being encoded cannot be changed by a callback (use the Snapshot policy to allow it)"
+            ),
+            ErrorKind::Callback(m) => write!(f, "{m}"),
+            ErrorKind::Unsupported(m) => write!(f, "{m}"),
             ErrorKind::Invalid(m) => write!(f, "{m}"),
         }
     }

@@ -25,9 +25,9 @@ pub mod value;
 
 pub use compress::Compression;
 pub use decoder::{decode, Decoder, DecoderOptions, Header};
-pub use encoder::{encode, encode_with, Encoder, EncoderOptions};
+pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
-pub use value::{Array, Body, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
+pub use value::{Array, Body, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -173,7 +173,7 @@ fn break_cycles(root: &Value) {
         }
         match &*body {
             Body::Scalar(v) => stack.push(v.clone()),
-            Body::Array(a) => stack.extend(a.iter().cloned()),
+            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
             Body::Hash(h) => stack.extend(h.values().cloned()),
             Body::Regexp(_) => {}
         }

@@ -31,7 +31,8 @@ impl GraphEq {
             },
             (Alias(x), other) => scalar_of(x).is_some_and(|v| self.values(&v, other)),
             (other, Alias(y)) => scalar_of(y).is_some_and(|v| self.values(other, &v)),
-            (Ref(_) | Weak(_), _) | (_, Ref(_) | Weak(_)) => false,
+            (Foreign(x), Foreign(y)) => x.ptr_eq(y),
+            (Ref(_) | Weak(_) | Foreign(_), _) | (_, Ref(_) | Weak(_) | Foreign(_)) => false,
             _ => scalars_eq(a, b),
         }
     }
@@ -54,7 +55,7 @@ impl GraphEq {
         };
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || match (&*bx, &*by) {
             (Body::Scalar(a), Body::Scalar(b)) => self.values(a, b),
-            (Body::Array(a), Body::Array(b)) => {
+            (Body::Array(a), Body::Array(b)) | (Body::Frozen(a), Body::Frozen(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(a, b)| self.values(a, b))
             }
             (Body::Hash(a), Body::Hash(b)) => {

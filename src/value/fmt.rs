@@ -26,7 +26,7 @@ fn count_meetings(root: &Value) -> HashMap<usize, usize> {
         let Ok(body) = node.try_body() else { continue };
         match &*body {
             Body::Scalar(v) => stack.push(v.clone()),
-            Body::Array(a) => stack.extend(a.iter().cloned()),
+            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
             Body::Hash(h) => stack.extend(h.values().cloned()),
             Body::Regexp(_) => {}
         }
@@ -76,6 +76,7 @@ impl Printer {
                 self.node(f, r)?;
                 f.write_str(")")
             }
+            Value::Foreign(x) => write!(f, "{x:?}"),
         }
     }
 
@@ -110,7 +111,10 @@ impl Printer {
                 f.write_str("\\")?;
                 self.value(f, v)
             }
-            Body::Array(a) => {
+            Body::Array(a) | Body::Frozen(a) => {
+                if matches!(body, Body::Frozen(_)) {
+                    f.write_str("frozen")?;
+                }
                 f.write_str("[")?;
                 for (i, v) in a.iter().enumerate() {
                     if i > 0 {

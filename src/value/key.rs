@@ -132,6 +132,16 @@ impl Key {
         Rc::strong_count(&self.0) > 2
     }
 
+    /// A new handle on the key at `addr`.
+    ///
+    /// # Safety
+    /// `addr` must come from [`Key::addr`] of a key that is still alive.
+    pub(crate) unsafe fn from_addr(addr: usize) -> Key {
+        let p = addr as *const KeyInner;
+        Rc::increment_strong_count(p);
+        Key(Rc::from_raw(p))
+    }
+
     /// The address identifying this key, for seen tables.
     #[inline]
     pub(crate) fn addr(&self) -> usize {

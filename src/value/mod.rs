@@ -81,6 +81,65 @@ pub enum Value {
     /// This slot is the node itself: the same scalar cell seen from several
     /// slots (`ALIAS`), or a container stored without a reference.
     Alias(Ref),
+    /// Rust data the format cannot carry (Perl's code refs and globs play
+    /// this part). The encoder refuses it unless `undef_unknown` or
+    /// `stringify_unknown` says what to write.
+    Foreign(Foreign),
+}
+
+/// Data of any Rust type in the graph, which Sereal cannot carry.
+///
+/// ```
+/// use sereal::{Encoder, EncoderOptions, Foreign, Value};
+/// let v = Value::array([Value::Foreign(Foreign::new(std::time::Duration::from_secs(3)))]);
+/// assert!(sereal::encode(&v).is_err());
+/// let mut enc = Encoder::new(EncoderOptions::new().undef_unknown(true)).unwrap();
+/// assert_eq!(&enc.encode(&v).unwrap()[6..], b"\x41\x25");
+/// ```
+#[derive(Clone)]
+pub struct Foreign(Rc<dyn Opaque>);
+
+/// Any `'static` type, with its name (keeps [`Foreign`] one fat pointer).
+trait Opaque: std::any::Any {
+    fn type_name(&self) -> &'static str;
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: std::any::Any> Opaque for T {
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl Foreign {
+    /// Wraps `data`.
+    pub fn new<T: std::any::Any>(data: T) -> Foreign {
+        Foreign(Rc::new(data))
+    }
+
+    /// The data, if it is a `T`.
+    pub fn downcast_ref<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref()
+    }
+
+    /// The Rust type name of the data.
+    pub fn type_name(&self) -> &'static str {
+        self.0.type_name()
+    }
+
+    /// Whether two handles are on the same data.
+    pub fn ptr_eq(&self, other: &Foreign) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Foreign {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "foreign({})", self.type_name())
+    }
 }
 
 /// A shared, identity-bearing part of the graph: a scalar cell, array,
@@ -106,6 +165,10 @@ pub enum Body {
     Hash(Hash),
     /// A compiled regular expression (`REGEXP`).
     Regexp(Box<Regexp>),
+    /// The values a FREEZE callback returned for an object, awaiting THAW
+    /// (an `OBJECT_FREEZE` decoded with no THAW handler for its class). It
+    /// is written back as `OBJECT_FREEZE`, so the round trip is lossless.
+    Frozen(Array),
 }
 
 /// A regular expression: pattern and modifier flags (Perl's `qr//`).
@@ -147,7 +210,7 @@ fn take_children(body: &mut Body, stack: &mut Vec<Value>) {
     let owns_nodes = |v: &Value| matches!(v, Value::Ref(_) | Value::Alias(_));
     match body {
         Body::Scalar(v) if owns_nodes(v) => stack.push(std::mem::take(v)),
-        Body::Array(a) if a.iter().any(owns_nodes) => {
+        Body::Array(a) | Body::Frozen(a) if a.iter().any(owns_nodes) => {
             stack.extend(a.drain(..).filter(owns_nodes));
         }
         Body::Hash(h) if h.values().any(owns_nodes) => {
@@ -164,6 +227,16 @@ fn take_children(body: &mut Body, stack: &mut Vec<Value>) {
 
 fn borrowed() -> Error {
     Error::new(ErrorKind::Borrowed)
+}
+
+/// The error for a node that cannot be borrowed for writing: `Locked` (and
+/// recorded, so the encode fails) while an encoder callback runs.
+fn mutation_refused() -> Error {
+    if crate::encoder::note_refused_mutation() {
+        Error::new(ErrorKind::Locked)
+    } else {
+        borrowed()
+    }
 }
 
 impl Ref {
@@ -246,7 +319,13 @@ impl Ref {
 
     /// Borrows the node's content for changing; errors when it is in use.
     pub fn body_mut(&self) -> Result<cell::RefMut<'_, Body>> {
-        self.0.body.try_borrow_mut().map_err(|_| borrowed())
+        self.0.body.try_borrow_mut().map_err(|_| mutation_refused())
+    }
+
+    /// Replaces the node's content; errors when it is in use.
+    pub fn set(&self, body: Body) -> Result<()> {
+        *self.body_mut()? = body;
+        Ok(())
     }
 
     /// The array, if this node is one.
@@ -338,6 +417,12 @@ impl Node {
     /// # Safety
     /// As for [`Node::body_unguarded`].
     #[inline]
+    /// A shared borrow of the body: while it lives, every attempt to borrow
+    /// the body for writing fails.
+    pub(crate) fn lock(&self) -> cell::Ref<'_, Body> {
+        self.body.borrow()
+    }
+
     pub(crate) unsafe fn class_unguarded(&self) -> Option<&Key> {
         (*self.class.get()).as_ref()
     }

@@ -1,0 +1,455 @@
+//! The single-pass encoder.
+//!
+//! The encoder walks the graph once, writing into one output buffer, and
+//! makes every choice Perl's `Sereal::Encoder` makes for the same data and
+//! options: which nodes to track (by reference count), `REFN ARRAY` versus
+//! `ARRAYREF_n`, `REFP`/`ALIAS`/`COPY`/`OBJECTV` placement, float widths.
+
+mod guard;
+mod seen;
+mod writer;
+
+pub(crate) use guard::note_refused_mutation;
+
+use crate::compress::{self, Compression};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol;
+use crate::value::{Foreign, Key, Node, Ref, Value};
+use seen::Seen;
+use std::collections::HashMap;
+
+/// Encoder options, with the names and meaning of Perl's `Sereal::Encoder`
+/// options.
+///
+/// ```
+/// use sereal::{Compression, EncoderOptions};
+/// let opts = EncoderOptions::new()
+///     .protocol_version(3)
+///     .sort_keys(true)
+///     .compress(Compression::Zstd);
+/// assert_eq!(opts.protocol_version, 3);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct EncoderOptions {
+    /// Protocol version to write, 1 to 5 (default 5). Version 6 and later
+    /// have no public specification and are refused.
+    pub protocol_version: u8,
+    /// Body compression (default none).
+    pub compress: Compression,
+    /// Bodies shorter than this many bytes are not compressed (default 1024).
+    pub compress_threshold: usize,
+    /// Compression level: zlib 1 to 10 (default 6), zstd 1 to 22 (default 3).
+    pub compress_level: Option<i32>,
+    /// Write hash keys sorted (by length, UTF-8 keys first, then bytes), as
+    /// Perl's `sort_keys => 1`.
+    pub sort_keys: bool,
+    /// Never use the `ARRAYREF_n`/`HASHREF_n` short forms.
+    pub canonical_refs: bool,
+    /// Write a repeated string value (over 3 bytes) as `COPY` of the first.
+    pub dedupe_strings: bool,
+    /// As `dedupe_strings`, but with `ALIAS` (implies `dedupe_strings`).
+    pub aliased_dedupe_strings: bool,
+    /// Write every hash key in full instead of `COPY` of an earlier one.
+    pub no_shared_hashkeys: bool,
+    /// Refuse blessed objects with an error.
+    pub croak_on_bless: bool,
+    /// Write blessed objects as their plain referents.
+    pub no_bless_objects: bool,
+    /// Write long doubles as doubles (kept for option parity: this
+    /// implementation's floats are doubles at most).
+    pub use_standard_double: bool,
+    /// Maximum nesting of references (default 10000, as Perl).
+    pub max_recursion_depth: usize,
+    /// Write objects whose class has a FREEZE handler
+    /// ([`Encoder::on_freeze`]) as `OBJECT_FREEZE` with the handler's values.
+    pub freeze_callbacks: bool,
+    /// Only these classes may have FREEZE called (implies
+    /// `freeze_callbacks`); others are refused, or written as plain objects
+    /// with `freeze_deny_serialize`.
+    pub freeze_allow_classes: Option<Vec<String>>,
+    /// Perl's `freeze_deny_action => 'serialize'`: a class outside
+    /// `freeze_allow_classes` is written as a plain object instead of failing.
+    pub freeze_deny_serialize: bool,
+    /// Write values Sereal cannot carry ([`Value::Foreign`]) as undef.
+    pub undef_unknown: bool,
+    /// Write values Sereal cannot carry as strings, made by the stringify
+    /// handler ([`Encoder::on_stringify`]) or their type name.
+    pub stringify_unknown: bool,
+    /// With `undef_unknown` or `stringify_unknown`, record a warning for
+    /// each such value ([`Encoder::take_warnings`]).
+    pub warn_unknown: bool,
+    /// What callbacks may do to the graph while it is being written.
+    pub policy: CallbackPolicy,
+}
+
+/// What callbacks (FREEZE and stringify handlers) may do to the graph
+/// being encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CallbackPolicy {
+    /// The default. Containers being written are locked while a callback
+    /// runs: an attempt to change one gets [`ErrorKind::Locked`] and fails
+    /// the encode with an error naming the callback. Nothing is copied, and
+    /// an encode in which no callback runs does no guard work beyond keeping
+    /// the list of containers being written.
+    #[default]
+    Guard,
+    /// Callbacks may change anything: each container is copied when the
+    /// encoder enters it, and written as it was then. Costs a copy of every
+    /// container when callbacks are possible.
+    Snapshot,
+}
+
+impl Default for EncoderOptions {
+    fn default() -> Self {
+        EncoderOptions {
+            protocol_version: protocol::PROTOCOL_VERSION,
+            compress: Compression::None,
+            compress_threshold: 1024,
+            compress_level: None,
+            sort_keys: false,
+            canonical_refs: false,
+            dedupe_strings: false,
+            aliased_dedupe_strings: false,
+            no_shared_hashkeys: false,
+            croak_on_bless: false,
+            no_bless_objects: false,
+            use_standard_double: false,
+            max_recursion_depth: 10_000,
+            freeze_callbacks: false,
+            freeze_allow_classes: None,
+            freeze_deny_serialize: false,
+            undef_unknown: false,
+            stringify_unknown: false,
+            warn_unknown: false,
+            policy: CallbackPolicy::Guard,
+        }
+    }
+}
+
+macro_rules! setters {
+    ($($(#[$m:meta])* $name:ident: $t:ty),* $(,)?) => {$(
+        $(#[$m])*
+        pub fn $name(mut self, v: $t) -> Self {
+            self.$name = v;
+            self
+        }
+    )*};
+}
+
+impl EncoderOptions {
+    /// The defaults (those of Perl's encoder).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    setters! {
+        /// Sets `protocol_version`.
+        protocol_version: u8,
+        /// Sets `compress`.
+        compress: Compression,
+        /// Sets `compress_threshold`.
+        compress_threshold: usize,
+        /// Sets `compress_level`.
+        compress_level: Option<i32>,
+        /// Sets `sort_keys`.
+        sort_keys: bool,
+        /// Sets `canonical_refs`.
+        canonical_refs: bool,
+        /// Sets `dedupe_strings`.
+        dedupe_strings: bool,
+        /// Sets `aliased_dedupe_strings`.
+        aliased_dedupe_strings: bool,
+        /// Sets `no_shared_hashkeys`.
+        no_shared_hashkeys: bool,
+        /// Sets `croak_on_bless`.
+        croak_on_bless: bool,
+        /// Sets `no_bless_objects`.
+        no_bless_objects: bool,
+        /// Sets `use_standard_double`.
+        use_standard_double: bool,
+        /// Sets `max_recursion_depth`.
+        max_recursion_depth: usize,
+        /// Sets `freeze_callbacks`.
+        freeze_callbacks: bool,
+        /// Sets `freeze_deny_serialize`.
+        freeze_deny_serialize: bool,
+        /// Sets `undef_unknown`.
+        undef_unknown: bool,
+        /// Sets `stringify_unknown`.
+        stringify_unknown: bool,
+        /// Sets `warn_unknown`.
+        warn_unknown: bool,
+        /// Sets `policy`.
+        policy: CallbackPolicy,
+    }
+
+    /// Sets `freeze_allow_classes` (and `freeze_callbacks`).
+    pub fn freeze_allow_classes<S: Into<String>>(
+        mut self,
+        classes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.freeze_allow_classes = Some(classes.into_iter().map(Into::into).collect());
+        self.freeze_callbacks = true;
+        self
+    }
+
+    /// Perl's `canonical`: sets both `sort_keys` and `canonical_refs`.
+    pub fn canonical(mut self, on: bool) -> Self {
+        self.sort_keys = on;
+        self.canonical_refs = on;
+        self
+    }
+
+    fn validate(&self) -> Result<()> {
+        let v = self.protocol_version;
+        if v >= 6 {
+            return Err(Error::new(ErrorKind::NoPublicSpec(v)));
+        }
+        if v == 0 {
+            return Err(Error::new(ErrorKind::UnsupportedVersion(v)));
+        }
+        let bad = |m: &str| Err(Error::new(ErrorKind::BadOption(m.into())));
+        if self.no_bless_objects && (self.freeze_callbacks || self.freeze_allow_classes.is_some()) {
+            return bad("no_bless_objects and freeze_callbacks are mutually exclusive");
+        }
+        if self.undef_unknown && self.stringify_unknown {
+            return bad("undef_unknown and stringify_unknown are mutually exclusive");
+        }
+        compress::check(self.compress, v, self.compress_level)
+    }
+}
+
+type FreezeFn = Box<dyn FnMut(&Ref) -> Result<Vec<Value>>>;
+type StringifyFn = Box<dyn FnMut(&Foreign) -> Result<String>>;
+
+/// The user code an encoder may call.
+#[derive(Default)]
+struct Callbacks {
+    freeze: HashMap<Key, FreezeFn>,
+    stringify: Option<StringifyFn>,
+}
+
+/// A reusable Sereal encoder.
+///
+/// ```
+/// use sereal::{Encoder, EncoderOptions, Value};
+/// let mut enc = Encoder::new(EncoderOptions::new().protocol_version(5)).unwrap();
+/// let bytes = enc.encode(&Value::array([1, 2])).unwrap();
+/// assert_eq!(bytes, b"=\xF3rl\x05\x00\x42\x01\x02");
+/// ```
+pub struct Encoder {
+    opts: EncoderOptions,
+    seen: Seen,
+    callbacks: Callbacks,
+    active: Vec<*const Node>,
+    warnings: Vec<String>,
+    scratch: Vec<u8>,
+    // size of the last document, the starting capacity of the next one
+    size_hint: usize,
+}
+
+impl Encoder {
+    /// An encoder with `options`; errors on an invalid combination.
+    pub fn new(options: EncoderOptions) -> Result<Encoder> {
+        options.validate()?;
+        Ok(Encoder {
+            opts: options,
+            seen: Seen::default(),
+            callbacks: Callbacks::default(),
+            active: Vec::new(),
+            warnings: Vec::new(),
+            scratch: Vec::new(),
+            size_hint: 64,
+        })
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &EncoderOptions {
+        &self.opts
+    }
+
+    /// Registers the FREEZE handler of `class`: with `freeze_callbacks`, an
+    /// object of the class is written as `OBJECT_FREEZE` followed by the
+    /// values the handler returns (Perl's `FREEZE` method). The handler runs
+    /// once per object, however often the object is met. It may read the
+    /// graph; under the default [`CallbackPolicy::Guard`] it may not change
+    /// containers being written.
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    /// enc.on_freeze("Point", |p| {
+    ///     let h = p.as_hash().unwrap();
+    ///     Ok(vec![h.get("x").cloned().unwrap_or_default(), h.get("y").cloned().unwrap_or_default()])
+    /// });
+    /// let point = Value::Ref(Ref::hash([("x", 1), ("y", 2)].into_iter().collect()).blessed("Point"));
+    /// let doc = enc.encode(&point).unwrap();
+    /// assert_eq!(&doc[6..8], b"\x32\x65"); // OBJECT_FREEZE, "Point"
+    /// ```
+    pub fn on_freeze(
+        &mut self,
+        class: impl Into<Key>,
+        handler: impl FnMut(&Ref) -> Result<Vec<Value>> + 'static,
+    ) -> &mut Self {
+        self.callbacks
+            .freeze
+            .insert(class.into(), Box::new(handler));
+        self
+    }
+
+    /// Registers the handler that turns a [`Value::Foreign`] into a string
+    /// under `stringify_unknown` (Perl stringifies such values).
+    pub fn on_stringify(
+        &mut self,
+        handler: impl FnMut(&Foreign) -> Result<String> + 'static,
+    ) -> &mut Self {
+        self.callbacks.stringify = Some(Box::new(handler));
+        self
+    }
+
+    /// The warnings `warn_unknown` recorded since the last call.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Whether user code can run during an encode with these options.
+    fn callbacks_possible(&self) -> bool {
+        (self.opts.freeze_callbacks && !self.callbacks.freeze.is_empty())
+            || (self.opts.stringify_unknown && self.callbacks.stringify.is_some())
+    }
+
+    /// Encodes `value` as a complete document.
+    pub fn encode(&mut self, value: &Value) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.size_hint);
+        self.encode_to(value, None, &mut out)?;
+        Ok(out)
+    }
+
+    /// Encodes `value` with `header` as the document's user header data
+    /// (protocol 2 and later).
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, Value};
+    /// let mut enc = Encoder::new(Default::default()).unwrap();
+    /// let doc = enc.encode_with_header(&Value::from(1), &Value::from("meta")).unwrap();
+    /// let (header, body) = Decoder::default().decode_with_header(&doc).unwrap();
+    /// assert_eq!(header, Some(Value::from("meta")));
+    /// assert_eq!(body, Value::from(1));
+    /// ```
+    pub fn encode_with_header(&mut self, value: &Value, header: &Value) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.size_hint);
+        self.encode_to(value, Some(header), &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the document for `value` (and optional user header data) to
+    /// `out`. On error `out` is left as it was. After an error, or a panic in
+    /// a callback, the encoder is ready for the next document: its tables
+    /// are empty and whatever it kept alive is released.
+    pub fn encode_to(
+        &mut self,
+        value: &Value,
+        header: Option<&Value>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let start = out.len();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.encode_inner(value, header, out)
+        }));
+        self.seen.clear();
+        self.active.clear();
+        match r {
+            Ok(Ok(())) => {
+                self.size_hint = (out.len() - start).max(64);
+                Ok(())
+            }
+            Ok(Err(e)) => {
+                out.truncate(start);
+                Err(e)
+            }
+            Err(panic) => {
+                out.truncate(start);
+                std::panic::resume_unwind(panic)
+            }
+        }
+    }
+
+    fn encode_inner(
+        &mut self,
+        value: &Value,
+        header: Option<&Value>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let version = self.opts.protocol_version;
+        let doc_start = out.len();
+        out.extend_from_slice(if version >= 3 {
+            protocol::MAGIC_V3
+        } else {
+            protocol::MAGIC_V1
+        });
+        out.push(version);
+        match header {
+            None => out.push(0),
+            Some(h) => {
+                if version < 2 {
+                    return Err(Error::new(ErrorKind::BadOption(
+                        "user header data needs protocol version 2 or later".into(),
+                    )));
+                }
+                let mut scratch = std::mem::take(&mut self.scratch);
+                scratch.clear();
+                let r = writer::Writer::new(self, &mut scratch, 0).body(h);
+                self.seen.clear();
+                self.active.clear();
+                if let Err(e) = r {
+                    self.scratch = scratch;
+                    return Err(e);
+                }
+                protocol::write_varint(out, scratch.len() as u64 + 1);
+                out.push(protocol::HEADER_USER_DATA);
+                out.extend_from_slice(&scratch);
+                self.scratch = scratch;
+            }
+        }
+        let body_start = out.len();
+        // Protocol 1 offsets count from the document start, later ones from
+        // the byte before the body (so the first body byte is offset 1).
+        let base = if version == 1 {
+            doc_start
+        } else {
+            body_start - 1
+        };
+        writer::Writer::new(self, out, base).body(value)?;
+        if self.opts.compress != Compression::None
+            && out.len() - body_start >= self.opts.compress_threshold
+        {
+            let framed = compress::compress_body(
+                self.opts.compress,
+                self.opts.compress_level,
+                &out[body_start..],
+            )?;
+            if let Some(framed) = framed {
+                out.truncate(body_start);
+                out.extend_from_slice(&framed);
+                out[doc_start + 4] = version | (self.opts.compress.doc_type() << 4);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Encodes `value` with the default options.
+///
+/// ```
+/// let bytes = sereal::encode(&sereal::Value::from("hi")).unwrap();
+/// assert_eq!(&bytes[6..], b"\x62hi");
+/// ```
+pub fn encode(value: &Value) -> Result<Vec<u8>> {
+    Encoder::new(EncoderOptions::default())?.encode(value)
+}
+
+/// Encodes `value` with `options`.
+pub fn encode_with(value: &Value, options: &EncoderOptions) -> Result<Vec<u8>> {
+    Encoder::new(options.clone())?.encode(value)
+}

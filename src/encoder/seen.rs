@@ -1,0 +1,207 @@
+//! The encoder's seen tables: what was written where, for REFP, ALIAS,
+//! COPY, OBJECTV and string deduplication, and the retention of everything
+//! they name once a callback has run.
+
+use crate::value::{Key, Node};
+use hashbrown::{HashMap, HashTable};
+use std::hash::{BuildHasher, Hasher};
+use std::rc::Rc;
+
+/// The hasher for tables keyed by addresses: one multiply.
+#[derive(Default, Clone, Copy)]
+pub(super) struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(26);
+    }
+}
+
+impl BuildHasher for AddrHasher {
+    type Hasher = AddrHasher;
+    fn build_hasher(&self) -> AddrHasher {
+        AddrHasher(0)
+    }
+}
+
+pub(super) type AddrMap<V = u64> = HashMap<usize, V, AddrHasher>;
+
+/// String values already written, for `dedupe_strings`: the strings are
+/// copied into one arena so the table owns what it compares.
+#[derive(Default)]
+pub(super) struct Dedupe {
+    arena: Vec<u8>,
+    // (hash, arena start, length, utf8 key flag, body offset)
+    table: HashTable<(u64, usize, usize, bool, u64)>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+impl Dedupe {
+    fn clear(&mut self) {
+        self.arena.clear();
+        self.table.clear();
+    }
+
+    /// The offset of an equal string written before, or `None` after
+    /// recording this one at `offset`. Equality is Perl's hash-key equality:
+    /// a UTF-8 string equals the byte string of its Latin-1 downgrade.
+    pub(super) fn find_or_insert(&mut self, bytes: &[u8], utf8: bool, offset: u64) -> Option<u64> {
+        let downgraded;
+        let (key, key_utf8): (&[u8], bool) = if utf8 && !bytes.is_ascii() {
+            match latin1_downgrade(bytes) {
+                Some(d) => {
+                    downgraded = d;
+                    (&downgraded, false)
+                }
+                None => (bytes, true),
+            }
+        } else {
+            (bytes, false)
+        };
+        let mut h = self.hasher.build_hasher();
+        h.write(key);
+        h.write_u8(key_utf8 as u8);
+        let hash = h.finish();
+        let arena = &self.arena;
+        if let Some(e) = self.table.find(hash, |e| {
+            e.0 == hash && e.3 == key_utf8 && &arena[e.1..e.1 + e.2] == key
+        }) {
+            return Some(e.4);
+        }
+        let start = self.arena.len();
+        self.arena.extend_from_slice(key);
+        self.table
+            .insert_unique(hash, (hash, start, key.len(), key_utf8, offset), |e| e.0);
+        None
+    }
+}
+
+fn latin1_downgrade(utf8: &[u8]) -> Option<Vec<u8>> {
+    let s = std::str::from_utf8(utf8).ok()?;
+    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
+pub(super) const KEY_CACHE: usize = 64;
+
+/// The encoder's per-document state, kept between documents so its tables'
+/// memory is reused.
+pub(super) struct Seen {
+    /// Tracked nodes: body offset of their first writing.
+    pub refs: AddrMap,
+    /// Nodes with weak references: offset of the WEAKEN of the only-weak
+    /// path so far, or 0 once reached strongly.
+    pub weak: AddrMap,
+    /// Hash keys that may repeat: offset of their first writing.
+    pub keys: AddrMap,
+    /// A direct-mapped cache in front of `keys`: (key address, offset).
+    pub key_cache: Box<[(usize, u64); KEY_CACHE]>,
+    /// Class names: offset of their first writing.
+    pub classes: AddrMap,
+    /// Blessed non-container referents already written with their class.
+    pub objects: AddrMap,
+    /// FREEZE results, computed once per object.
+    pub frozen: AddrMap<Rc<[crate::Value]>>,
+    pub dedupe: Dedupe,
+    /// Whether a callback has run in this document: from then on every node
+    /// and key the tables name is kept alive until the document ends, so no
+    /// address in a table can be reused by a new node.
+    pub retaining: bool,
+    retained_nodes: Vec<Rc<Node>>,
+    retained_keys: Vec<Key>,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            refs: AddrMap::default(),
+            weak: AddrMap::default(),
+            keys: AddrMap::default(),
+            key_cache: Box::new([(0, 0); KEY_CACHE]),
+            classes: AddrMap::default(),
+            objects: AddrMap::default(),
+            frozen: AddrMap::default(),
+            dedupe: Dedupe::default(),
+            retaining: false,
+            retained_nodes: Vec::new(),
+            retained_keys: Vec::new(),
+        }
+    }
+}
+
+/// A new strong handle on the node at `addr`.
+///
+/// # Safety
+/// `addr` must be the address of a live node owned by an `Rc`.
+unsafe fn node_handle(addr: usize) -> Rc<Node> {
+    let p = addr as *const Node;
+    Rc::increment_strong_count(p);
+    Rc::from_raw(p)
+}
+
+impl Seen {
+    /// Forgets everything, releasing what was retained.
+    pub fn clear(&mut self) {
+        self.refs.clear();
+        self.weak.clear();
+        self.keys.clear();
+        self.key_cache.fill((0, 0));
+        self.classes.clear();
+        self.objects.clear();
+        self.frozen.clear();
+        self.dedupe.clear();
+        self.retaining = false;
+        self.retained_nodes.clear();
+        self.retained_keys.clear();
+    }
+
+    /// Called before the first callback of a document: keeps every node and
+    /// key named by a table alive until the document ends.
+    pub fn start_retaining(&mut self) {
+        if self.retaining {
+            return;
+        }
+        self.retaining = true;
+        let nodes = self
+            .refs
+            .keys()
+            .chain(self.weak.keys())
+            .chain(self.objects.keys())
+            .chain(self.frozen.keys());
+        // SAFETY: before the first callback no user code has run, so every
+        // node these tables name is still alive.
+        self.retained_nodes
+            .extend(nodes.map(|&a| unsafe { node_handle(a) }));
+        let keys = self.keys.keys().chain(self.classes.keys());
+        // SAFETY: as above, for the keys.
+        self.retained_keys
+            .extend(keys.map(|&a| unsafe { Key::from_addr(a) }));
+    }
+
+    /// Records a node in a table after a callback has run: keeps it alive.
+    #[inline]
+    pub fn retain_node(&mut self, addr: usize) {
+        if self.retaining {
+            // SAFETY: the caller is writing this node, so it is alive.
+            self.retained_nodes.push(unsafe { node_handle(addr) });
+        }
+    }
+
+    /// As [`Seen::retain_node`], for a key.
+    #[inline]
+    pub fn retain_key(&mut self, key: &Key) {
+        if self.retaining {
+            self.retained_keys.push(key.clone());
+        }
+    }
+}

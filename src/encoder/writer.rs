@@ -1,0 +1,596 @@
+//! The traversal: one pass over the graph, writing into one buffer.
+
+use super::guard::Scope;
+use super::seen::{Seen, KEY_CACHE};
+use super::{CallbackPolicy, Callbacks, EncoderOptions};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::value::{Body, Foreign, Key, Node, Ref, Value};
+use hashbrown::hash_map::Entry;
+use std::rc::Rc;
+
+/// How the encoder reached a node.
+#[derive(Clone, Copy)]
+enum Via {
+    /// The node is the slot itself: a repeat is an `ALIAS`.
+    Slot,
+    /// Through a reference whose bytes start at this buffer position: a
+    /// repeat rewinds there and writes `REFP`.
+    Ref { rewrite: usize },
+}
+
+pub(super) struct Writer<'e> {
+    pub opts: &'e EncoderOptions,
+    pub seen: &'e mut Seen,
+    pub out: &'e mut Vec<u8>,
+    pub base: usize,
+    pub depth: usize,
+    pub callbacks: &'e mut Callbacks,
+    /// The nodes whose bodies are being written, outermost first; kept only
+    /// when callbacks can run (`guarded`), and locked while one does.
+    pub active: &'e mut Vec<*const Node>,
+    /// Whether a callback can run in this encode.
+    pub guarded: bool,
+    /// Whether containers are copied on entry (the Snapshot policy).
+    pub snapshot: bool,
+    pub warnings: &'e mut Vec<String>,
+}
+
+impl<'e> Writer<'e> {
+    pub fn new(enc: &'e mut super::Encoder, out: &'e mut Vec<u8>, base: usize) -> Writer<'e> {
+        let guarded = enc.callbacks_possible();
+        let snapshot = guarded && enc.opts.policy == CallbackPolicy::Snapshot;
+        Writer {
+            opts: &enc.opts,
+            seen: &mut enc.seen,
+            out,
+            base,
+            depth: 0,
+            callbacks: &mut enc.callbacks,
+            active: &mut enc.active,
+            guarded,
+            snapshot,
+            warnings: &mut enc.warnings,
+        }
+    }
+
+    /// Writes a whole body for `value`.
+    pub fn body(&mut self, value: &Value) -> Result<()> {
+        self.enter()?;
+        self.value(value, 0)?;
+        self.fix_weak_refs();
+        Ok(())
+    }
+
+    #[inline]
+    fn offset(&self) -> u64 {
+        (self.out.len() - self.base) as u64
+    }
+
+    #[inline]
+    fn tag_varint(&mut self, t: u8, n: u64) {
+        self.out.push(t);
+        protocol::write_varint(self.out, n);
+    }
+
+    #[inline]
+    fn set_track_flag(&mut self, offset: u64) {
+        self.out[self.base + offset as usize] |= TRACK_FLAG;
+    }
+
+    #[inline]
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth >= self.opts.max_recursion_depth {
+            return Err(Error::new(ErrorKind::DepthExceeded(
+                self.opts.max_recursion_depth,
+            )));
+        }
+        Ok(())
+    }
+
+    fn fix_weak_refs(&mut self) {
+        // A node reached only through weak references would not survive
+        // decoding: its last WEAKEN becomes PAD, making that reference strong.
+        // Perl's encoder also drops the track flag the WEAKEN may carry,
+        // leaving later REFP/ALIAS to that slot dangling; the flag is kept
+        // here, which Perl's decoder reads as tracking the slot.
+        for &off in self.seen.weak.values() {
+            if off != 0 {
+                let byte = &mut self.out[self.base + off as usize];
+                *byte = tag::PAD | (*byte & TRACK_FLAG);
+            }
+        }
+    }
+
+    /// Runs user code at a callback boundary. Under the Guard policy every
+    /// node being written is locked for its duration (a mutation attempt
+    /// gets an error, and fails the encode); under either policy, from the
+    /// first callback on, every node and key the seen tables name is kept
+    /// alive until the document ends.
+    fn callback<T>(
+        &mut self,
+        what: impl Fn() -> String,
+        f: impl FnOnce(&mut Callbacks) -> Result<T>,
+    ) -> Result<T> {
+        self.seen.start_retaining();
+        let locks: Vec<_> = if self.snapshot {
+            Vec::new()
+        } else {
+            // SAFETY: the active nodes are held by their parents (locked
+            // too) or by the caller's root, so they outlive this call.
+            self.active.iter().map(|&p| unsafe { &*p }.lock()).collect()
+        };
+        let scope = Scope::enter();
+        let result = f(self.callbacks);
+        let refused = scope.finish();
+        drop(locks);
+        match result {
+            Err(e) => Err(Error::new(ErrorKind::Callback(format!(
+                "{} failed: {e}",
+                what()
+            )))),
+            Ok(_) if refused => Err(Error::new(ErrorKind::Callback(format!(
+                "{} tried to change a container being encoded",
+                what()
+            )))),
+            Ok(v) => Ok(v),
+        }
+    }
+
+    /// Writes one slot. `extra` counts the handles on the slot's node that
+    /// the encoder itself holds (a snapshot's copy), which Perl's reference
+    /// counts would not include.
+    fn value(&mut self, v: &Value, extra: usize) -> Result<()> {
+        let version = self.opts.protocol_version;
+        match v {
+            Value::Undef => self.out.push(tag::UNDEF),
+            Value::CanonicalUndef => self.out.push(if version >= 3 {
+                tag::CANONICAL_UNDEF
+            } else {
+                tag::UNDEF
+            }),
+            Value::Bool(b) => self.write_bool(*b),
+            Value::True => self.out.push(tag::TRUE),
+            Value::False => self.out.push(tag::FALSE),
+            Value::Int(i) => self.write_int(*i),
+            Value::UInt(u) => self.write_uint(*u),
+            Value::Float(f) => {
+                self.out.push(tag::FLOAT);
+                self.out.extend_from_slice(&f.to_le_bytes());
+            }
+            Value::Double(d) => self.write_double(*d),
+            Value::LongDouble(b) => {
+                self.out.push(tag::LONG_DOUBLE);
+                self.out.extend_from_slice(&b[..]);
+            }
+            Value::Float128(b) => {
+                self.out.push(tag::FLOAT_128);
+                self.out.extend_from_slice(&b[..]);
+            }
+            Value::Bytes(s) => self.write_string(s.as_bytes(), false),
+            Value::Utf8(s) => self.write_string(s.as_bytes(), true),
+            Value::Ref(r) => {
+                self.enter()?;
+                self.write_ref(&r.0, extra, false)?;
+                self.depth -= 1;
+            }
+            Value::Weak(w) => {
+                if w.0.strong_count() == 0 {
+                    // The node is gone: Perl sees an undefined value.
+                    self.out.push(tag::UNDEF);
+                } else {
+                    self.enter()?;
+                    if self.guarded {
+                        // A callback could drop the node's owners: hold it.
+                        let held = w.0.upgrade().expect("strong count checked");
+                        self.write_ref(&held, 1, true)?;
+                    } else {
+                        // SAFETY: the node is alive (strong count checked) and
+                        // no user code runs in this encode, so it stays alive;
+                        // `ManuallyDrop` keeps the count as it was.
+                        let held =
+                            std::mem::ManuallyDrop::new(unsafe { Rc::from_raw(w.0.as_ptr()) });
+                        self.write_ref(&held, 0, true)?;
+                    }
+                    self.depth -= 1;
+                }
+            }
+            Value::Alias(r) => {
+                self.enter()?;
+                self.write_node(&r.0, extra, 0, Via::Slot, None)?;
+                self.depth -= 1;
+            }
+            Value::Foreign(x) => self.write_foreign(x)?,
+        }
+        Ok(())
+    }
+
+    fn write_foreign(&mut self, x: &Foreign) -> Result<()> {
+        let o = self.opts;
+        if !o.undef_unknown && !o.stringify_unknown {
+            return Err(Error::new(ErrorKind::Unsupported(format!(
+                "found a value of type {}, which Sereal cannot carry (see undef_unknown, stringify_unknown)",
+                x.type_name()
+            ))));
+        }
+        if o.warn_unknown {
+            let form = if o.undef_unknown {
+                "an undefined value"
+            } else {
+                "a stringified form"
+            };
+            self.warnings.push(format!(
+                "found a value of type {}, which Sereal cannot carry; encoded as {form}",
+                x.type_name()
+            ));
+        }
+        if o.undef_unknown {
+            self.out.push(tag::UNDEF);
+            return Ok(());
+        }
+        let text = if self.callbacks.stringify.is_some() {
+            let what = || format!("stringify callback for a value of type {}", x.type_name());
+            self.callback(what, |cb| (cb.stringify.as_mut().expect("checked"))(x))?
+        } else {
+            format!("{x:?}")
+        };
+        self.write_pv(text.as_bytes(), !text.is_ascii());
+        Ok(())
+    }
+
+    #[inline]
+    fn write_bool(&mut self, b: bool) {
+        if self.opts.protocol_version >= 5 {
+            self.out.push(if b { tag::YES } else { tag::NO });
+        } else {
+            // Perl's booleans before protocol 5: 1 and the empty string.
+            self.out.push(if b {
+                tag::POS_0 + 1
+            } else {
+                tag::SHORT_BINARY_0
+            });
+        }
+    }
+
+    #[inline]
+    fn write_int(&mut self, i: i64) {
+        if i >= 0 {
+            self.write_uint(i as u64);
+        } else if i >= -16 {
+            self.out.push((i + 32) as u8);
+        } else {
+            self.tag_varint(tag::ZIGZAG, protocol::zigzag_encode(i));
+        }
+    }
+
+    #[inline]
+    fn write_uint(&mut self, u: u64) {
+        if u <= 15 {
+            self.out.push(u as u8);
+        } else {
+            self.tag_varint(tag::VARINT, u);
+        }
+    }
+
+    fn write_double(&mut self, d: f64) {
+        let f = d as f32;
+        if f64::from(f) == d || d.is_nan() {
+            self.out.push(tag::FLOAT);
+            self.out.extend_from_slice(&f.to_le_bytes());
+        } else {
+            self.out.push(tag::DOUBLE);
+            self.out.extend_from_slice(&d.to_le_bytes());
+        }
+    }
+
+    fn write_string(&mut self, bytes: &[u8], utf8: bool) {
+        if (self.opts.dedupe_strings || self.opts.aliased_dedupe_strings) && bytes.len() > 3 {
+            let here = self.offset();
+            if let Some(off) = self.seen.dedupe.find_or_insert(bytes, utf8, here) {
+                if self.opts.aliased_dedupe_strings {
+                    self.set_track_flag(off);
+                    self.tag_varint(tag::ALIAS, off);
+                } else {
+                    self.tag_varint(tag::COPY, off);
+                }
+                return;
+            }
+        }
+        self.write_pv(bytes, utf8);
+    }
+
+    #[inline]
+    fn write_pv(&mut self, bytes: &[u8], utf8: bool) {
+        let n = bytes.len();
+        if utf8 {
+            self.tag_varint(tag::STR_UTF8, n as u64);
+        } else if n <= 31 {
+            self.out.push(tag::SHORT_BINARY_0 | n as u8);
+        } else {
+            self.tag_varint(tag::BINARY, n as u64);
+        }
+        self.out.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn write_key(&mut self, k: &Key) {
+        if !self.opts.no_shared_hashkeys && k.may_repeat() {
+            let addr = k.addr();
+            let slot = (addr >> 4) % KEY_CACHE;
+            let (cached, off) = self.seen.key_cache[slot];
+            if cached == addr {
+                self.tag_varint(tag::COPY, off);
+                return;
+            }
+            let here = self.offset();
+            match self.seen.keys.entry(addr) {
+                Entry::Occupied(e) => {
+                    let off = *e.get();
+                    self.seen.key_cache[slot] = (addr, off);
+                    self.tag_varint(tag::COPY, off);
+                    return;
+                }
+                Entry::Vacant(e) => {
+                    e.insert(here);
+                    self.seen.retain_key(k);
+                }
+            }
+        }
+        self.write_pv(k.as_bytes(), k.is_utf8());
+    }
+
+    /// Writes a reference (strong, or weak with `weak`) to a node.
+    fn write_ref(&mut self, rc: &Rc<Node>, extra: usize, weak: bool) -> Result<()> {
+        let mut weak_ofs = 0;
+        if weak {
+            weak_ofs = self.offset();
+            self.out.push(tag::WEAKEN);
+        }
+        let mut rewrite = self.out.len();
+        let mut replacement = None;
+        // SAFETY: the class is read before any callback can run and copied.
+        if let Some(class) = unsafe { rc.class_unguarded() }.cloned() {
+            if self.opts.croak_on_bless {
+                return Err(Error::new(ErrorKind::BlessRefused));
+            }
+            if !self.opts.no_bless_objects {
+                replacement = self.frozen(rc, extra, &class)?;
+                if self.write_class(rc, &class, replacement.is_some())? {
+                    rewrite = self.out.len();
+                }
+            }
+        }
+        self.out.push(tag::REFN);
+        if self.depth & 31 == 0 {
+            stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
+                self.write_node(rc, extra, weak_ofs, Via::Ref { rewrite }, replacement)
+            })
+        } else {
+            self.write_node(rc, extra, weak_ofs, Via::Ref { rewrite }, replacement)
+        }
+    }
+
+    /// The FREEZE values of an object whose class has a handler (with
+    /// `freeze_callbacks`): computed once per object.
+    fn frozen(&mut self, rc: &Rc<Node>, extra: usize, class: &Key) -> Result<Option<Rc<[Value]>>> {
+        if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains_key(class) {
+            return Ok(None);
+        }
+        if let Some(allow) = &self.opts.freeze_allow_classes {
+            let name = String::from_utf8_lossy(class.as_bytes());
+            if !allow.iter().any(|c| *c == name) {
+                if self.opts.freeze_deny_serialize {
+                    return Ok(None);
+                }
+                return Err(Error::new(ErrorKind::Callback(format!(
+                    "FREEZE not allowed for class '{name}' (not in freeze_allow_classes)"
+                ))));
+            }
+        }
+        let addr = Rc::as_ptr(rc) as usize;
+        if Rc::strong_count(rc) - extra > 1 {
+            if let Some(vals) = self.seen.frozen.get(&addr) {
+                return Ok(Some(vals.clone()));
+            }
+        }
+        let object = Ref(rc.clone());
+        let what = || {
+            format!(
+                "FREEZE callback of class '{}'",
+                String::from_utf8_lossy(class.as_bytes())
+            )
+        };
+        let vals: Rc<[Value]> = self
+            .callback(what, |cb| {
+                (cb.freeze.get_mut(class).expect("checked"))(&object)
+            })?
+            .into();
+        drop(object);
+        self.seen.frozen.insert(addr, vals.clone());
+        self.seen.retain_node(addr);
+        Ok(Some(vals))
+    }
+
+    /// Writes `OBJECT class` or `OBJECTV offset` (their `_FREEZE` forms with
+    /// `freeze`) before a blessed referent. Returns whether a repeat of this
+    /// (non-container) referent must keep the class, that is whether the
+    /// reference rewrite point moves past it.
+    fn write_class(&mut self, node: &Node, class: &Key, freeze: bool) -> Result<bool> {
+        let addr = node as *const Node as usize;
+        // SAFETY: no callback runs while this reference is used.
+        let body = unsafe { node.body_unguarded() }?;
+        let freeze = freeze || matches!(body, Body::Frozen(_));
+        let is_container = matches!(body, Body::Array(_) | Body::Hash(_));
+        if !is_container && self.seen.objects.contains_key(&addr) {
+            return Ok(false);
+        }
+        match self.seen.classes.get(&class.addr()) {
+            Some(&off) => self.tag_varint(
+                if freeze {
+                    tag::OBJECTV_FREEZE
+                } else {
+                    tag::OBJECTV
+                },
+                off,
+            ),
+            None => {
+                self.out.push(if freeze {
+                    tag::OBJECT_FREEZE
+                } else {
+                    tag::OBJECT
+                });
+                let here = self.offset();
+                self.seen.classes.insert(class.addr(), here);
+                self.seen.retain_key(class);
+                self.write_pv(class.as_bytes(), class.is_utf8());
+            }
+        }
+        if is_container {
+            return Ok(false);
+        }
+        let here = self.offset();
+        self.seen.objects.insert(addr, here);
+        self.seen.retain_node(addr);
+        Ok(true)
+    }
+
+    /// Writes a node reached through a reference or as the slot itself;
+    /// with `replacement`, an object's FREEZE values stand for its body.
+    fn write_node(
+        &mut self,
+        rc: &Rc<Node>,
+        extra: usize,
+        weak_ofs: u64,
+        via: Via,
+        replacement: Option<Rc<[Value]>>,
+    ) -> Result<()> {
+        let node: &Node = rc;
+        let addr = node as *const Node as usize;
+        let mut refcount = Rc::strong_count(rc) - extra;
+        if Rc::weak_count(rc) > 0 {
+            match self.seen.weak.entry(addr) {
+                Entry::Vacant(e) => {
+                    e.insert(weak_ofs);
+                    self.seen.retain_node(addr);
+                }
+                Entry::Occupied(mut e) => {
+                    if *e.get() != 0 {
+                        e.insert(weak_ofs);
+                    }
+                }
+            }
+            refcount += 1;
+        }
+        // SAFETY: nothing can borrow the node for writing while the encoder
+        // uses this reference: no user code runs, or the node is locked, or
+        // (Snapshot) the body is copied before any callback.
+        let body = unsafe { node.body_unguarded() }?;
+        if refcount > 1 {
+            if let (Body::Scalar(v), None) = (body, &replacement) {
+                if let Some(t) = self.immortal_tag(v) {
+                    self.out.push(t);
+                    return Ok(());
+                }
+            }
+            let here = self.offset();
+            match self.seen.refs.entry(addr) {
+                Entry::Occupied(e) => {
+                    let off = *e.get();
+                    match via {
+                        Via::Ref { rewrite } => {
+                            self.out.truncate(rewrite);
+                            self.tag_varint(tag::REFP, off);
+                        }
+                        Via::Slot => self.tag_varint(tag::ALIAS, off),
+                    }
+                    self.set_track_flag(off);
+                    return Ok(());
+                }
+                Entry::Vacant(e) => {
+                    e.insert(here);
+                    self.seen.retain_node(addr);
+                }
+            }
+        }
+        if let Some(vals) = replacement {
+            // Perl writes the FREEZE values as an array it holds itself.
+            self.tag_varint(tag::ARRAY, vals.len() as u64);
+            return vals.iter().try_for_each(|v| self.value(v, 0));
+        }
+        let short_form =
+            matches!(via, Via::Ref { .. }) && refcount == 1 && !self.opts.canonical_refs;
+        if self.snapshot {
+            return self.write_body(&body.clone(), 1, short_form);
+        }
+        if self.guarded {
+            self.active.push(node);
+            self.write_body(body, 0, short_form)?;
+            self.active.pop();
+            return Ok(());
+        }
+        self.write_body(body, 0, short_form)
+    }
+
+    fn write_body(&mut self, body: &Body, extra: usize, short_form: bool) -> Result<()> {
+        match body {
+            Body::Scalar(v) => self.value(v, extra),
+            Body::Array(items) | Body::Frozen(items) => {
+                let n = items.len();
+                if short_form && n < 16 && matches!(body, Body::Array(_)) {
+                    self.out.pop();
+                    self.out.push(tag::ARRAYREF_0 + n as u8);
+                } else {
+                    self.tag_varint(tag::ARRAY, n as u64);
+                }
+                self.out.reserve(n);
+                items.iter().try_for_each(|v| self.value(v, extra))
+            }
+            Body::Hash(h) => {
+                let n = h.len();
+                if short_form && n < 16 {
+                    self.out.pop();
+                    self.out.push(tag::HASHREF_0 + n as u8);
+                } else {
+                    self.tag_varint(tag::HASH, n as u64);
+                }
+                self.out.reserve(2 * n);
+                if self.opts.sort_keys && n > 1 {
+                    let mut order: Vec<&(Key, Value)> = h.entries().iter().collect();
+                    order.sort_unstable_by(|(a, _), (b, _)| {
+                        (a.as_bytes().len(), !a.is_utf8(), a.as_bytes()).cmp(&(
+                            b.as_bytes().len(),
+                            !b.is_utf8(),
+                            b.as_bytes(),
+                        ))
+                    });
+                    order.into_iter().try_for_each(|(k, v)| {
+                        self.write_key(k);
+                        self.value(v, extra)
+                    })
+                } else {
+                    h.entries().iter().try_for_each(|(k, v)| {
+                        self.write_key(k);
+                        self.value(v, extra)
+                    })
+                }
+            }
+            Body::Regexp(re) => {
+                self.out.push(tag::REGEXP);
+                self.write_pv(re.pattern.as_bytes(), re.utf8);
+                self.write_pv(re.flags.as_bytes(), false);
+                Ok(())
+            }
+        }
+    }
+
+    /// Perl's immortals are written by tag, never tracked.
+    fn immortal_tag(&self, v: &Value) -> Option<u8> {
+        match v {
+            Value::True => Some(tag::TRUE),
+            Value::False => Some(tag::FALSE),
+            Value::CanonicalUndef if self.opts.protocol_version >= 3 => Some(tag::CANONICAL_UNDEF),
+            _ => None,
+        }
+    }
+}
