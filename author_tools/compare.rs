@@ -6,12 +6,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const DEFAULT_CASES: [&str; 5] = ["records", "arrays", "scalars", "keys", "shared"];
+const DEFAULT_CASES: [&str; 6] = ["records", "arrays", "scalars", "keys", "shared", "frozen"];
 
 /// An implementation measured by `--compare`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Impl {
+    /// Our encoder, callbacks off.
     Sereal,
+    /// Our encoder with a FREEZE handler and the Guard policy.
+    Guard,
+    /// Our encoder with a FREEZE handler and the Snapshot policy.
+    Snapshot,
     Perl,
     Floor,
 }
@@ -20,6 +25,8 @@ impl Impl {
     fn name(self) -> &'static str {
         match self {
             Impl::Sereal => "sereal",
+            Impl::Guard => "guard",
+            Impl::Snapshot => "snapshot",
             Impl::Perl => "perl",
             Impl::Floor => "floor",
         }
@@ -48,11 +55,17 @@ fn run_one(imp: Impl, args: &Args, case: &str) -> Result<Run, String> {
                 .env("PERL_PERTURB_KEYS", "0");
             c
         }
-        Impl::Sereal | Impl::Floor => {
+        Impl::Sereal | Impl::Guard | Impl::Snapshot | Impl::Floor => {
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
             let mut c = Command::new(exe);
-            if imp == Impl::Floor {
-                c.arg("--floor");
+            match imp {
+                Impl::Floor => {
+                    c.arg("--floor");
+                }
+                Impl::Guard | Impl::Snapshot => {
+                    c.args(["--policy", imp.name()]);
+                }
+                _ => {}
             }
             c
         }
@@ -155,12 +168,21 @@ pub fn run(args: &Args) -> Result<bool, String> {
     if !perl {
         eprintln!("note: Perl's Sereal is not installed (apt-get install -y libsereal-perl): no Perl column");
     }
-    let mut impls = vec![Impl::Sereal];
-    if perl {
-        impls.push(Impl::Perl);
-    }
+    let impls_for = |case: &str| {
+        // `frozen` needs callbacks: there is no callbacks-off run of it.
+        let mut v = if case == "frozen" {
+            vec![]
+        } else {
+            vec![Impl::Sereal]
+        };
+        v.extend([Impl::Guard, Impl::Snapshot]);
+        if perl {
+            v.push(Impl::Perl);
+        }
+        v
+    };
     let pairs = args.pairs.max(1);
-    let total = cases.len() * (pairs * impls.len() + 1);
+    let total: usize = cases.iter().map(|c| pairs * impls_for(c).len() + 1).sum();
     let mut done = 0;
     let mut rng = Lcg(0x5eed ^ std::process::id() as u64);
     let mut results = Vec::new();
@@ -177,7 +199,7 @@ pub fn run(args: &Args) -> Result<bool, String> {
             excluded: Vec::new(),
         };
         for p in 0..pairs {
-            let mut order = impls.clone();
+            let mut order = impls_for(case);
             for i in (1..order.len()).rev() {
                 order.swap(i, rng.below(i + 1));
             }
@@ -243,62 +265,105 @@ fn res_checksums(pairs: &[Vec<(Impl, Run)>], imp: Impl) -> Vec<u64> {
 }
 
 fn print_table(results: &[CaseResult], args: &Args, rng: &mut Lcg) {
+    let cols = [Impl::Sereal, Impl::Guard, Impl::Snapshot, Impl::Perl];
     println!(
-        "{:<16} {:>30}   {:>22}   {:>16}",
-        "", "Median milliseconds", "Peak RSS (KiB)", "Ratio to Perl"
+        "{:<15} {:>47}   {:>39}   {:>26}",
+        "", "Median milliseconds", "Peak RSS (KiB)", "Ratios"
     );
     println!(
-        "{:<16} {:>9} {:>9} {:>10}   {:>10} {:>11}   {:>7} {:>8}",
-        "Input", "sereal", "perl", "floor", "sereal", "perl", "time", "RSS"
+        "{:<15} {:>8} {:>8} {:>8} {:>8} {:>10}   {:>9} {:>9} {:>9} {:>9}   {:>8} {:>8} {:>8}",
+        "Input",
+        "sereal",
+        "guard",
+        "snapshot",
+        "perl",
+        "floor",
+        "sereal",
+        "guard",
+        "snapshot",
+        "perl",
+        "ms/perl",
+        "RSS/perl",
+        "guard/off"
     );
     let fmt = |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.3}x", a / b),
+        _ => "-".into(),
+    };
     let mut notes = Vec::new();
     for r in results {
-        let ours_ms = r.median_of(Impl::Sereal, |x| x.median_ms);
-        let perl_ms = r.median_of(Impl::Perl, |x| x.median_ms);
-        let ours_rss = r.median_of(Impl::Sereal, |x| x.peak_rss_kb as f64);
-        let perl_rss = r.median_of(Impl::Perl, |x| x.peak_rss_kb as f64);
-        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) if b > 0.0 => format!("{:.3}x", a / b),
-            _ => "-".into(),
-        };
-        let label = format!("{}k {}", r.count / 1000, r.case);
+        let ms: Vec<Option<f64>> = cols
+            .iter()
+            .map(|&i| r.median_of(i, |x| x.median_ms))
+            .collect();
+        let rss: Vec<Option<f64>> = cols
+            .iter()
+            .map(|&i| r.median_of(i, |x| x.peak_rss_kb as f64))
+            .collect();
+        // `frozen` has no callbacks-off run: its ratios to Perl are guard's.
+        let ours = if ms[0].is_some() { 0 } else { 1 };
         println!(
-            "{:<16} {:>9} {:>9} {:>10}   {:>10} {:>11}   {:>7} {:>8}",
-            label,
-            fmt(ours_ms, 2),
-            fmt(perl_ms, 2),
+            "{:<15} {:>8} {:>8} {:>8} {:>8} {:>10}   {:>9} {:>9} {:>9} {:>9}   {:>8} {:>8} {:>8}",
+            format!("{}k {}", r.count / 1000, r.case),
+            fmt(ms[0], 2),
+            fmt(ms[1], 2),
+            fmt(ms[2], 2),
+            fmt(ms[3], 2),
             fmt(r.floor.as_ref().map(|f| f.median_ms), 2),
-            fmt(ours_rss, 0),
-            fmt(perl_rss, 0),
-            ratio(ours_ms, perl_ms),
-            ratio(ours_rss, perl_rss),
+            fmt(rss[0], 0),
+            fmt(rss[1], 0),
+            fmt(rss[2], 0),
+            fmt(rss[3], 0),
+            ratio(ms[ours], ms[3]),
+            ratio(rss[ours], rss[3]),
+            ratio(ms[1], ms[0]),
         );
-        if args.pairs > 1 && perl_ms.is_some() {
-            let per_pair = |f: fn(&Run) -> f64| -> Vec<f64> {
+        if args.pairs > 1 {
+            let ours = cols[ours];
+            let per_pair = |a: Impl, b: Impl, f: fn(&Run) -> f64| -> Vec<f64> {
                 r.pairs
                     .iter()
                     .filter_map(|p| {
                         let get = |imp| p.iter().find(|(i, _)| *i == imp).map(|(_, x)| f(x));
-                        Some(get(Impl::Sereal)? / get(Impl::Perl)?)
+                        Some(get(a)? / get(b)?)
                     })
                     .collect()
             };
-            let (t, tlo, thi) = bootstrap(&per_pair(|x| x.median_ms), rng);
-            let (m, mlo, mhi) = bootstrap(&per_pair(|x| x.peak_rss_kb as f64), rng);
-            notes.push(format!(
-                "{}: time ratio {t:.3}x (95% CI {tlo:.3}-{thi:.3}), RSS ratio {m:.3}x (95% CI {mlo:.3}-{mhi:.3}) over {} pairs",
-                r.case,
-                r.pairs.len()
-            ));
+            let mut line = format!("{}: over {} pairs:", r.case, r.pairs.len());
+            for (label, a, b, f) in [
+                (
+                    "time/perl",
+                    ours,
+                    Impl::Perl,
+                    (|x: &Run| x.median_ms) as fn(&Run) -> f64,
+                ),
+                ("RSS/perl", ours, Impl::Perl, |x: &Run| x.peak_rss_kb as f64),
+                ("guard/off time", Impl::Guard, Impl::Sereal, |x: &Run| {
+                    x.median_ms
+                }),
+                (
+                    "snapshot/off time",
+                    Impl::Snapshot,
+                    Impl::Sereal,
+                    |x: &Run| x.median_ms,
+                ),
+            ] {
+                let v = per_pair(a, b, f);
+                if !v.is_empty() {
+                    let (m, lo, hi) = bootstrap(&v, rng);
+                    line += &format!(" {label} {m:.3}x (95% CI {lo:.3}-{hi:.3});");
+                }
+            }
+            notes.push(line);
         }
         notes.extend(r.excluded.iter().map(|e| format!("{}: {e}", r.case)));
-        let bytes: Vec<String> = [Impl::Sereal, Impl::Perl]
+        let bytes: Vec<String> = cols
             .iter()
             .filter_map(|&i| {
                 r.runs(i)
                     .first()
-                    .map(|x| format!("{} {} bytes", i.name(), x.bytes))
+                    .map(|x| format!("{} {} bytes ({})", i.name(), x.bytes, x.checksum))
             })
             .collect();
         notes.push(format!("{}: output {}", r.case, bytes.join(", ")));
@@ -319,7 +384,7 @@ fn svg(results: &[CaseResult]) -> String {
     ];
     let (w, panel_h, top) = (760.0, 260.0, 40.0);
     let group_w = (w - 120.0) / results.len().max(1) as f64;
-    let bar_w = group_w / 4.0;
+    let bar_w = group_w / 6.0;
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
@@ -420,7 +485,7 @@ fn svg(results: &[CaseResult]) -> String {
             }
             s += &format!(
                 "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}k {}</text>\n",
-                gx + 1.5 * bar_w,
+                gx + 2.5 * bar_w,
                 y0 + panel_h + 15.0,
                 r.count / 1000,
                 r.case
