@@ -33,6 +33,8 @@ pub(super) struct Writer<'e> {
     pub guarded: bool,
     /// Whether containers are copied on entry (the Snapshot policy).
     pub snapshot: bool,
+    /// Whether string values are deduplicated.
+    pub dedupe: bool,
     pub warnings: &'e mut Vec<String>,
 }
 
@@ -50,6 +52,7 @@ impl<'e> Writer<'e> {
             active: &mut enc.active,
             guarded,
             snapshot,
+            dedupe: enc.opts.dedupe_strings || enc.opts.aliased_dedupe_strings,
             warnings: &mut enc.warnings,
         }
     }
@@ -138,6 +141,19 @@ impl<'e> Writer<'e> {
         }
     }
 
+    /// Writes the commonest scalars without a call: integers, and byte
+    /// strings when no deduplication applies. Returns false for anything
+    /// else, which [`Writer::value`] writes.
+    #[inline(always)]
+    fn plain_scalar(&mut self, v: &Value) -> bool {
+        match v {
+            Value::Int(i) => self.write_int(*i),
+            Value::Bytes(s) if !self.dedupe => self.write_pv(s.as_bytes(), false),
+            _ => return false,
+        }
+        true
+    }
+
     /// Writes one slot. `extra` counts the handles on the slot's node that
     /// the encoder itself holds (a snapshot's copy), which Perl's reference
     /// counts would not include.
@@ -198,7 +214,7 @@ impl<'e> Writer<'e> {
             }
             Value::Alias(r) => {
                 self.enter()?;
-                self.write_node(&r.0, extra, 0, Via::Slot, None)?;
+                self.write_node(&r.0, extra, 0, Via::Slot)?;
                 self.depth -= 1;
             }
             Value::Foreign(x) => self.write_foreign(x)?,
@@ -285,7 +301,7 @@ impl<'e> Writer<'e> {
     }
 
     fn write_string(&mut self, bytes: &[u8], utf8: bool) {
-        if (self.opts.dedupe_strings || self.opts.aliased_dedupe_strings) && bytes.len() > 3 {
+        if self.dedupe && bytes.len() > 3 {
             let here = self.offset();
             if let Some(off) = self.seen.dedupe.find_or_insert(bytes, utf8, here) {
                 if self.opts.aliased_dedupe_strings {
@@ -362,12 +378,16 @@ impl<'e> Writer<'e> {
             }
         }
         self.out.push(tag::REFN);
+        let via = Via::Ref { rewrite };
+        if let Some(vals) = replacement {
+            return self.write_frozen(rc, extra, weak_ofs, via, &vals);
+        }
         if self.depth & 31 == 0 {
             stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
-                self.write_node(rc, extra, weak_ofs, Via::Ref { rewrite }, replacement)
+                self.write_node(rc, extra, weak_ofs, via)
             })
         } else {
-            self.write_node(rc, extra, weak_ofs, Via::Ref { rewrite }, replacement)
+            self.write_node(rc, extra, weak_ofs, via)
         }
     }
 
@@ -455,16 +475,19 @@ impl<'e> Writer<'e> {
         Ok(true)
     }
 
-    /// Writes a node reached through a reference or as the slot itself;
-    /// with `replacement`, an object's FREEZE values stand for its body.
-    fn write_node(
+    /// Records a node as met: the weak-referent and tracking tables, Perl's
+    /// rules. Writes the back-reference (`REFP`/`ALIAS`, or an immortal's
+    /// tag unless `frozen`) and returns `None` when the node was written
+    /// before; otherwise returns its body and reference count.
+    #[inline]
+    fn track<'n>(
         &mut self,
-        rc: &Rc<Node>,
+        rc: &'n Rc<Node>,
         extra: usize,
         weak_ofs: u64,
         via: Via,
-        replacement: Option<Rc<[Value]>>,
-    ) -> Result<()> {
+        frozen: bool,
+    ) -> Result<Option<(&'n Body, usize)>> {
         let node: &Node = rc;
         let addr = node as *const Node as usize;
         let mut refcount = Rc::strong_count(rc) - extra;
@@ -487,10 +510,10 @@ impl<'e> Writer<'e> {
         // (Snapshot) the body is copied before any callback.
         let body = unsafe { node.body_unguarded() }?;
         if refcount > 1 {
-            if let (Body::Scalar(v), None) = (body, &replacement) {
+            if let (Body::Scalar(v), false) = (body, frozen) {
                 if let Some(t) = self.immortal_tag(v) {
                     self.out.push(t);
-                    return Ok(());
+                    return Ok(None);
                 }
             }
             let here = self.offset();
@@ -505,7 +528,7 @@ impl<'e> Writer<'e> {
                         Via::Slot => self.tag_varint(tag::ALIAS, off),
                     }
                     self.set_track_flag(off);
-                    return Ok(());
+                    return Ok(None);
                 }
                 Entry::Vacant(e) => {
                     e.insert(here);
@@ -513,23 +536,43 @@ impl<'e> Writer<'e> {
                 }
             }
         }
-        if let Some(vals) = replacement {
-            // Perl writes the FREEZE values as an array it holds itself.
-            self.tag_varint(tag::ARRAY, vals.len() as u64);
-            return vals.iter().try_for_each(|v| self.value(v, 0));
-        }
+        Ok(Some((body, refcount)))
+    }
+
+    /// Writes a node reached through a reference or as the slot itself.
+    fn write_node(&mut self, rc: &Rc<Node>, extra: usize, weak_ofs: u64, via: Via) -> Result<()> {
+        let Some((body, refcount)) = self.track(rc, extra, weak_ofs, via, false)? else {
+            return Ok(());
+        };
         let short_form =
             matches!(via, Via::Ref { .. }) && refcount == 1 && !self.opts.canonical_refs;
         if self.snapshot {
             return self.write_body(&body.clone(), 1, short_form);
         }
         if self.guarded {
-            self.active.push(node);
+            self.active.push(&**rc);
             self.write_body(body, 0, short_form)?;
             self.active.pop();
             return Ok(());
         }
         self.write_body(body, 0, short_form)
+    }
+
+    /// Writes an object whose FREEZE values stand for its body: tracked as
+    /// the object, written as an array Perl holds itself (never the short form).
+    fn write_frozen(
+        &mut self,
+        rc: &Rc<Node>,
+        extra: usize,
+        weak_ofs: u64,
+        via: Via,
+        vals: &[Value],
+    ) -> Result<()> {
+        if self.track(rc, extra, weak_ofs, via, true)?.is_none() {
+            return Ok(());
+        }
+        self.tag_varint(tag::ARRAY, vals.len() as u64);
+        vals.iter().try_for_each(|v| self.value(v, 0))
     }
 
     fn write_body(&mut self, body: &Body, extra: usize, short_form: bool) -> Result<()> {
@@ -544,7 +587,13 @@ impl<'e> Writer<'e> {
                     self.tag_varint(tag::ARRAY, n as u64);
                 }
                 self.out.reserve(n);
-                items.iter().try_for_each(|v| self.value(v, extra))
+                items.iter().try_for_each(|v| {
+                    if self.plain_scalar(v) {
+                        Ok(())
+                    } else {
+                        self.value(v, extra)
+                    }
+                })
             }
             Body::Hash(h) => {
                 let n = h.len();
@@ -564,15 +613,13 @@ impl<'e> Writer<'e> {
                             b.as_bytes(),
                         ))
                     });
-                    order.into_iter().try_for_each(|(k, v)| {
-                        self.write_key(k);
-                        self.value(v, extra)
-                    })
+                    order
+                        .into_iter()
+                        .try_for_each(|(k, v)| self.entry(k, v, extra))
                 } else {
-                    h.entries().iter().try_for_each(|(k, v)| {
-                        self.write_key(k);
-                        self.value(v, extra)
-                    })
+                    h.entries()
+                        .iter()
+                        .try_for_each(|(k, v)| self.entry(k, v, extra))
                 }
             }
             Body::Regexp(re) => {
@@ -581,6 +628,16 @@ impl<'e> Writer<'e> {
                 self.write_pv(re.flags.as_bytes(), false);
                 Ok(())
             }
+        }
+    }
+
+    #[inline(always)]
+    fn entry(&mut self, k: &Key, v: &Value, extra: usize) -> Result<()> {
+        self.write_key(k);
+        if self.plain_scalar(v) {
+            Ok(())
+        } else {
+            self.value(v, extra)
         }
     }
 
