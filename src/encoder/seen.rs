@@ -92,7 +92,15 @@ fn latin1_downgrade(utf8: &[u8]) -> Option<Vec<u8>> {
     s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
 }
 
-pub(super) const KEY_CACHE: usize = 64;
+/// Slots of the key cache: many more than the distinct keys of typical
+/// records, so two keys rarely share a slot.
+pub(super) const KEY_CACHE: usize = 1024;
+
+/// The cache slot of a key address.
+#[inline]
+pub(super) fn key_slot(addr: usize) -> usize {
+    ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
+}
 
 /// The encoder's per-document state, kept between documents so its tables'
 /// memory is reused.

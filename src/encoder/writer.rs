@@ -1,7 +1,7 @@
 //! The traversal: one pass over the graph, writing into one buffer.
 
 use super::guard::Scope;
-use super::seen::{Seen, KEY_CACHE};
+use super::seen::{key_slot, Seen};
 use super::{CallbackPolicy, Callbacks, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -26,8 +26,9 @@ pub(super) struct Writer<'e> {
     pub base: usize,
     pub depth: usize,
     pub callbacks: &'e mut Callbacks,
-    /// The nodes whose bodies are being written, outermost first; kept only
-    /// when callbacks can run (`guarded`), and locked while one does.
+    /// The node whose body is being written at each depth (entries above the
+    /// current depth are stale); kept only when callbacks can run
+    /// (`guarded`), and locked while one does.
     pub active: &'e mut Vec<*const Node>,
     /// Whether a callback can run in this encode.
     pub guarded: bool,
@@ -111,8 +112,13 @@ impl<'e> Writer<'e> {
     /// gets an error, and fails the encode); under either policy, from the
     /// first callback on, every node and key the seen tables name is kept
     /// alive until the document ends.
+    ///
+    /// `levels` is the number of depths whose node is being written: the
+    /// current depth's too for a callback inside a body (stringify), not for
+    /// one before a node is entered (FREEZE).
     fn callback<T>(
         &mut self,
+        levels: usize,
         what: impl Fn() -> String,
         f: impl FnOnce(&mut Callbacks) -> Result<T>,
     ) -> Result<T> {
@@ -120,9 +126,12 @@ impl<'e> Writer<'e> {
         let locks: Vec<_> = if self.snapshot {
             Vec::new()
         } else {
-            // SAFETY: the active nodes are held by their parents (locked
-            // too) or by the caller's root, so they outlive this call.
-            self.active.iter().map(|&p| unsafe { &*p }.lock()).collect()
+            // Depth 1 is the root slot; nodes are entered from depth 2 on.
+            let end = levels.min(self.active.len());
+            let active = &self.active[2.min(end)..end];
+            // SAFETY: the nodes being written are held by their parents
+            // (locked too) or by the caller's root, so they outlive this call.
+            active.iter().map(|&p| unsafe { &*p }.lock()).collect()
         };
         let scope = Scope::enter();
         let result = f(self.callbacks);
@@ -247,7 +256,9 @@ impl<'e> Writer<'e> {
         }
         let text = if self.callbacks.stringify.is_some() {
             let what = || format!("stringify callback for a value of type {}", x.type_name());
-            self.callback(what, |cb| (cb.stringify.as_mut().expect("checked"))(x))?
+            self.callback(self.depth + 1, what, |cb| {
+                (cb.stringify.as_mut().expect("checked"))(x)
+            })?
         } else {
             format!("{x:?}")
         };
@@ -333,7 +344,7 @@ impl<'e> Writer<'e> {
     fn write_key(&mut self, k: &Key) {
         if !self.opts.no_shared_hashkeys && k.may_repeat() {
             let addr = k.addr();
-            let slot = (addr >> 4) % KEY_CACHE;
+            let slot = key_slot(addr);
             let (cached, off) = self.seen.key_cache[slot];
             if cached == addr {
                 self.tag_varint(tag::COPY, off);
@@ -422,7 +433,7 @@ impl<'e> Writer<'e> {
             )
         };
         let vals: Rc<[Value]> = self
-            .callback(what, |cb| {
+            .callback(self.depth, what, |cb| {
                 (cb.freeze.get_mut(class).expect("checked"))(&object)
             })?
             .into();
@@ -550,10 +561,10 @@ impl<'e> Writer<'e> {
             return self.write_body(&body.clone(), 1, short_form);
         }
         if self.guarded {
-            self.active.push(&**rc);
-            self.write_body(body, 0, short_form)?;
-            self.active.pop();
-            return Ok(());
+            if self.depth >= self.active.len() {
+                self.active.resize(self.depth + 64, std::ptr::null());
+            }
+            self.active[self.depth] = &**rc;
         }
         self.write_body(body, 0, short_form)
     }
