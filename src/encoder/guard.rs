@@ -1,48 +1,60 @@
-//! The callback boundary's thread-local state: whether an encoder callback
-//! is running, and whether code in it was refused a mutation.
+//! The callback boundary's thread-local state: the nodes each running
+//! encoder callback has locked, and whether code in it was refused a
+//! mutation of one of them.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
-thread_local! {
-    static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
-    static REFUSED: Cell<bool> = const { Cell::new(false) };
+/// One running callback: the addresses of the nodes its encoder locked, and
+/// whether a mutation of one of them was refused.
+struct Frame {
+    locked: Vec<usize>,
+    refused: bool,
 }
 
-/// Called by the value graph's mutation API when a borrow for writing
-/// fails: records the refusal and returns `true` if an encoder callback is
-/// running (so the container is locked by the encoder).
-pub(crate) fn note_refused_mutation() -> bool {
-    let inside = IN_CALLBACK.with(|c| c.get() > 0);
-    if inside {
-        REFUSED.with(|r| r.set(true));
-    }
-    inside
+thread_local! {
+    static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Called by the value graph's mutation API when borrowing the node at
+/// `addr` for writing fails: returns `true` (and records the refusal) when
+/// a running encoder callback holds that node locked.
+pub(crate) fn note_refused_mutation(addr: usize) -> bool {
+    FRAMES.with(|f| {
+        let mut hit = false;
+        for frame in f.borrow_mut().iter_mut() {
+            if frame.locked.contains(&addr) {
+                frame.refused = true;
+                hit = true;
+            }
+        }
+        hit
+    })
 }
 
 /// The span of one callback. Dropping it (also while unwinding from a
-/// panic) restores the state of any enclosing callback.
-pub(super) struct Scope {
-    outer_refused: bool,
-}
+/// panic) removes its frame.
+pub(super) struct Scope(());
 
 impl Scope {
-    pub(super) fn enter() -> Scope {
-        IN_CALLBACK.with(|c| c.set(c.get() + 1));
-        Scope {
-            outer_refused: REFUSED.with(|r| r.replace(false)),
-        }
+    pub(super) fn enter(locked: Vec<usize>) -> Scope {
+        FRAMES.with(|f| {
+            f.borrow_mut().push(Frame {
+                locked,
+                refused: false,
+            })
+        });
+        Scope(())
     }
 
-    /// Ends the span; returns whether a mutation was refused in it.
+    /// Ends the span; returns whether a mutation of a node it locked was
+    /// refused.
     pub(super) fn finish(self) -> bool {
-        REFUSED.with(|r| r.get())
+        FRAMES.with(|f| f.borrow().last().is_some_and(|fr| fr.refused))
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        IN_CALLBACK.with(|c| c.set(c.get() - 1));
-        let refused = REFUSED.with(|r| r.get());
-        REFUSED.with(|r| r.set(self.outer_refused || refused));
+        FRAMES.with(|f| f.borrow_mut().pop());
     }
 }

@@ -9,6 +9,13 @@ use crate::value::{Body, Foreign, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
 
+/// The `extra` of values read from a snapshot copy: until a callback has
+/// run, the copy's one handle on each child is subtracted so the counts are
+/// Perl's; once one has run the counts may have changed since the copy was
+/// made, so the handle counts as a reference, which keeps every node the
+/// copy holds tracked and its sharing intact.
+const SNAPSHOT: usize = usize::MAX;
+
 /// How the encoder reached a node.
 #[derive(Clone, Copy)]
 enum Via {
@@ -123,17 +130,25 @@ impl<'e> Writer<'e> {
         f: impl FnOnce(&mut Callbacks) -> Result<T>,
     ) -> Result<T> {
         self.seen.start_retaining();
-        let locks: Vec<_> = if self.snapshot {
-            Vec::new()
+        // Depth 1 is the root slot; nodes are entered from depth 2 on. A null
+        // entry is a depth whose content the encoder owns (FREEZE values).
+        let end = if self.snapshot {
+            0
         } else {
-            // Depth 1 is the root slot; nodes are entered from depth 2 on.
-            let end = levels.min(self.active.len());
-            let active = &self.active[2.min(end)..end];
-            // SAFETY: the nodes being written are held by their parents
-            // (locked too) or by the caller's root, so they outlive this call.
-            active.iter().map(|&p| unsafe { &*p }.lock()).collect()
+            levels.min(self.active.len())
         };
-        let scope = Scope::enter();
+        let nodes: Vec<usize> = self.active[2.min(end)..end]
+            .iter()
+            .filter(|p| !p.is_null())
+            .map(|&p| p as usize)
+            .collect();
+        // SAFETY: the nodes being written are held by their parents (locked
+        // too) or by the caller's root, so they outlive this call.
+        let locks: Vec<_> = nodes
+            .iter()
+            .map(|&p| unsafe { &*(p as *const Node) }.lock())
+            .collect();
+        let scope = Scope::enter(nodes);
         let result = f(self.callbacks);
         let refused = scope.finish();
         drop(locks);
@@ -164,9 +179,14 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes one slot. `extra` counts the handles on the slot's node that
-    /// the encoder itself holds (a snapshot's copy), which Perl's reference
-    /// counts would not include.
+    /// the encoder itself holds, which Perl's reference counts would not
+    /// include ([`SNAPSHOT`] for a snapshot's copy).
     fn value(&mut self, v: &Value, extra: usize) -> Result<()> {
+        let extra = match extra {
+            SNAPSHOT if self.seen.retaining => 0,
+            SNAPSHOT => 1,
+            n => n,
+        };
         let version = self.opts.protocol_version;
         match v {
             Value::Undef => self.out.push(tag::UNDEF),
@@ -376,8 +396,18 @@ impl<'e> Writer<'e> {
         }
         let mut rewrite = self.out.len();
         let mut replacement = None;
+        // A container written before becomes a REFP over its class: write no
+        // class (Perl writes one and rewinds over it, but keeps it in its
+        // class table, so a later OBJECTV could point into rewound bytes). A
+        // blessed scalar keeps its class before the REFP, as in Perl.
+        // SAFETY: no callback runs while this reference is used.
+        let repeat = self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize))
+            && matches!(
+                unsafe { rc.body_unguarded() }?,
+                Body::Array(_) | Body::Hash(_)
+            );
         // SAFETY: the class is read before any callback can run and copied.
-        if let Some(class) = unsafe { rc.class_unguarded() }.cloned() {
+        if let Some(class) = unsafe { rc.class_unguarded() }.cloned().filter(|_| !repeat) {
             if self.opts.croak_on_bless {
                 return Err(Error::new(ErrorKind::BlessRefused));
             }
@@ -558,7 +588,7 @@ impl<'e> Writer<'e> {
         let short_form =
             matches!(via, Via::Ref { .. }) && refcount == 1 && !self.opts.canonical_refs;
         if self.snapshot {
-            return self.write_body(&body.clone(), 1, short_form);
+            return self.write_body(&body.clone(), SNAPSHOT, short_form);
         }
         if self.guarded {
             if self.depth >= self.active.len() {
@@ -581,6 +611,13 @@ impl<'e> Writer<'e> {
     ) -> Result<()> {
         if self.track(rc, extra, weak_ofs, via, true)?.is_none() {
             return Ok(());
+        }
+        if self.guarded {
+            // The values are the encoder's own: nothing to lock at this depth.
+            if self.depth >= self.active.len() {
+                self.active.resize(self.depth + 64, std::ptr::null());
+            }
+            self.active[self.depth] = std::ptr::null();
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
         vals.iter().try_for_each(|v| self.value(v, 0))

@@ -122,12 +122,13 @@ impl Foreign {
 
     /// The data, if it is a `T`.
     pub fn downcast_ref<T: std::any::Any>(&self) -> Option<&T> {
-        self.0.as_any().downcast_ref()
+        // Through the `Rc`: `Opaque` is implemented for the `Rc` too.
+        Opaque::as_any(&*self.0).downcast_ref()
     }
 
     /// The Rust type name of the data.
     pub fn type_name(&self) -> &'static str {
-        self.0.type_name()
+        Opaque::type_name(&*self.0)
     }
 
     /// Whether two handles are on the same data.
@@ -230,9 +231,10 @@ fn borrowed() -> Error {
 }
 
 /// The error for a node that cannot be borrowed for writing: `Locked` (and
-/// recorded, so the encode fails) while an encoder callback runs.
-fn mutation_refused() -> Error {
-    if crate::encoder::note_refused_mutation() {
+/// recorded, so the encode fails) when a running encoder callback holds the
+/// node locked, `Borrowed` otherwise.
+fn mutation_refused(node: &Node) -> Error {
+    if crate::encoder::note_refused_mutation(node as *const Node as usize) {
         Error::new(ErrorKind::Locked)
     } else {
         borrowed()
@@ -319,7 +321,10 @@ impl Ref {
 
     /// Borrows the node's content for changing; errors when it is in use.
     pub fn body_mut(&self) -> Result<cell::RefMut<'_, Body>> {
-        self.0.body.try_borrow_mut().map_err(|_| mutation_refused())
+        self.0
+            .body
+            .try_borrow_mut()
+            .map_err(|_| mutation_refused(&self.0))
     }
 
     /// Replaces the node's content; errors when it is in use.

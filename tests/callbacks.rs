@@ -1,0 +1,2446 @@
+//! The encoder's callback boundary (DESIGN.md, "Callback guards:
+//! retention-safe traversal"), attacked from inside FREEZE and stringify
+//! handlers under both callback policies: handlers that change the container
+//! being written, drop the last handle to written nodes and allocate
+//! look-alikes, change nodes not reached yet, return the object itself,
+//! re-enter another encoder, or panic; and a seeded property test of random
+//! graphs whose handlers mutate random nodes.
+//!
+//! Every case ends in bytes checked by decoding (and comparing with `==`,
+//! the identity-respecting graph equality) or in a clean error. Tests whose
+//! name starts with `regression_` each pin a defect these attacks found
+//! (crashes, lost sharing, dangling OBJECTV, misattributed refusals).
+//! Scenarios that once crashed the process run in a child process of this
+//! test binary (the `child_*` tests, which do nothing unless
+//! `SEREAL_CALLBACKS_CHILD` is set), so a crash fails only the test that
+//! asked for it.
+
+use sereal::{
+    Array, Body, CallbackPolicy, Decoder, Encoder, EncoderOptions, Error, ErrorKind, Foreign, Hash,
+    Key, Ref, Value,
+};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::process::{Command, Stdio};
+use std::rc::Rc;
+
+const POLICIES: [CallbackPolicy; 2] = [CallbackPolicy::Guard, CallbackPolicy::Snapshot];
+
+// ------------------------------------------------------------------ helpers
+
+fn freeze_opts(policy: CallbackPolicy) -> EncoderOptions {
+    EncoderOptions::new().freeze_callbacks(true).policy(policy)
+}
+
+fn encoder(policy: CallbackPolicy) -> Encoder {
+    Encoder::new(freeze_opts(policy)).unwrap()
+}
+
+fn int(i: i64) -> Value {
+    Value::Int(i)
+}
+
+fn r(node: &Ref) -> Value {
+    Value::Ref(node.clone())
+}
+
+fn arr(items: impl IntoIterator<Item = Value>) -> Ref {
+    Ref::array(items.into_iter().collect::<Array>())
+}
+
+fn hash(entries: &[(&str, Value)]) -> Ref {
+    Ref::hash(entries.iter().map(|(k, v)| (*k, v.clone())).collect())
+}
+
+/// What an object whose FREEZE returned `vals` decodes to without a THAW
+/// handler.
+fn frozen(class: &str, vals: impl IntoIterator<Item = Value>) -> Ref {
+    Ref::new(Body::Frozen(vals.into_iter().collect())).blessed(class)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn decode(bytes: &[u8]) -> Value {
+    Decoder::default()
+        .decode(bytes)
+        .unwrap_or_else(|e| panic!("decode failed: {e}\nbytes: {}", hex(bytes)))
+}
+
+/// A decoder whose THAW handlers rebuild each class as a blessed array of
+/// the frozen values.
+fn thaw_decoder(classes: &[&str]) -> Decoder {
+    let mut d = Decoder::default();
+    for c in classes {
+        d.on_thaw(*c, |class, vals| {
+            Ok(Value::Ref(Ref::array(vals).blessed(class.clone())))
+        });
+    }
+    d
+}
+
+/// The message of a `Callback` error, checked to name `fragment`.
+fn expect_callback_error(res: sereal::Result<Vec<u8>>, fragment: &str) -> String {
+    match res {
+        Ok(b) => panic!("encode succeeded but must fail: {}", hex(&b)),
+        Err(e) => match e.kind() {
+            ErrorKind::Callback(m) => {
+                assert!(
+                    m.contains(fragment),
+                    "callback error {m:?} does not name {fragment:?}"
+                );
+                m.clone()
+            }
+            k => panic!("expected a Callback error naming {fragment:?}, got {k:?}: {e}"),
+        },
+    }
+}
+
+/// The address of a node's body: a fixed offset from the node's allocation,
+/// so two nodes alive at once never share it and a freed node's address is
+/// seen again when a new node takes its memory.
+fn body_addr(node: &Ref) -> usize {
+    &*node.try_body().expect("node readable") as *const Body as usize
+}
+
+/// Empties every node reachable from `roots` so cyclic graphs are freed.
+fn break_cycles(roots: &[Value]) {
+    let mut seen = HashSet::new();
+    let mut nodes = Vec::new();
+    let mut stack: Vec<Value> = roots.to_vec();
+    while let Some(v) = stack.pop() {
+        let Some(n) = v.node() else { continue };
+        let Ok(b) = n.try_body() else { continue };
+        if !seen.insert(&*b as *const Body as usize) {
+            continue;
+        }
+        match &*b {
+            Body::Scalar(x) => stack.push(x.clone()),
+            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
+            Body::Hash(h) => stack.extend(h.values().cloned()),
+            Body::Regexp(_) => {}
+        }
+        drop(b);
+        nodes.push(n);
+    }
+    for n in nodes {
+        let _ = n.set(Body::Scalar(Value::Undef));
+    }
+}
+
+/// Silences the panic messages of deliberately panicking callbacks (their
+/// payload starts with "deliberate"); other panics print as usual.
+fn quiet_deliberate_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if panic_text(info.payload()).starts_with("deliberate") {
+                return;
+            }
+            previous(info)
+        }));
+    });
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        String::new()
+    }
+}
+
+/// Perl's bytes for `script` (which prints `$enc->encode(...)`, `$enc`
+/// being a `freeze_callbacks => 1` encoder); `None` when Perl's Sereal is
+/// not installed.
+fn perl_bytes(script: &str) -> Option<Vec<u8>> {
+    let available = Command::new("perl")
+        .args(["-MSereal::Encoder", "-e", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        eprintln!("SKIP Perl comparison: Perl's Sereal::Encoder is not installed");
+        return None;
+    }
+    let full = format!(
+        "use strict; use warnings; use Sereal::Encoder; binmode STDOUT; \
+         my $enc = Sereal::Encoder->new({{freeze_callbacks => 1}}); {script}"
+    );
+    let out = Command::new("perl")
+        .args(["-e", &full])
+        .env("PERL_HASH_SEED", "0")
+        .env("PERL_PERTURB_KEYS", "0")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run perl");
+    assert!(
+        out.status.success(),
+        "perl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out.stdout)
+}
+
+fn assert_same_bytes(ours: &[u8], perl: Option<Vec<u8>>, what: &str) {
+    if let Some(p) = perl {
+        assert_eq!(
+            hex(ours),
+            hex(&p),
+            "{what}: our bytes (left) differ from Perl's (right)"
+        );
+    }
+}
+
+const CHILD_ENV: &str = "SEREAL_CALLBACKS_CHILD";
+
+/// Whether this process is a child started by [`assert_child_passes`].
+fn in_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
+/// Runs the test `child_test` of this binary in a child process and fails
+/// (with its exit status, signal and output) unless it passes.
+fn assert_child_passes(child_test: &str) {
+    let out = Command::new(std::env::current_exe().expect("test binary"))
+        .args(["--exact", child_test, "--test-threads=1", "--nocapture"])
+        .env(CHILD_ENV, "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("start the child test");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tail: Vec<&str> = text.lines().rev().take(25).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        out.status.success(),
+        "{child_test} in a child process: {} (signal {:?})\n--- child output (tail) ---\n{}",
+        out.status,
+        out.status.signal(),
+        tail.join("\n")
+    );
+}
+
+// ------------------------------------- 1. changing the container being written
+
+#[derive(Clone, Copy, Debug)]
+enum Mutation {
+    Push,
+    Pop,
+    Clear,
+    Set,
+    BodyMut,
+}
+
+const MUTATIONS: [Mutation; 5] = [
+    Mutation::Push,
+    Mutation::Pop,
+    Mutation::Clear,
+    Mutation::Set,
+    Mutation::BodyMut,
+];
+
+fn mutate(target: &Ref, m: Mutation) -> sereal::Result<()> {
+    match m {
+        Mutation::Push => target.array_mut().map(|mut a| a.push(99)),
+        Mutation::Pop => target.array_mut().map(|mut a| {
+            a.pop();
+        }),
+        Mutation::Clear => target.array_mut().map(|mut a| a.clear()),
+        Mutation::Set => target.set(Body::Array([7].into_iter().collect())),
+        Mutation::BodyMut => target
+            .body_mut()
+            .map(|mut b| *b = Body::Scalar(Value::from(1))),
+    }
+}
+
+/// The live state of `[1, obj, 2]` after `m`.
+fn mutated_state(m: Mutation, obj: &Ref) -> Value {
+    match m {
+        Mutation::Push => Value::from(arr([int(1), r(obj), int(2), int(99)])),
+        Mutation::Pop => Value::from(arr([int(1), r(obj)])),
+        Mutation::Clear => Value::from(arr([])),
+        Mutation::Set => Value::from(arr([int(7)])),
+        Mutation::BodyMut => Value::scalar_ref(1),
+    }
+}
+
+/// `[1, obj, 2]` (inside `[...]` when `nested`), `obj` of class `Mut`, whose
+/// FREEZE gives `[5]` after applying `m` to the array holding it (or to the
+/// outer array). `propagate`: the handler returns the mutation's error.
+fn run_parent_mutation(policy: CallbackPolicy, m: Mutation, nested: bool, propagate: bool) {
+    let obj = hash(&[("v", int(5))]).blessed("Mut");
+    let parent = arr([int(1), r(&obj), int(2)]);
+    let top = if nested {
+        arr([r(&parent)])
+    } else {
+        parent.clone()
+    };
+    let target = if nested { top.clone() } else { parent.clone() };
+    let log: Rc<RefCell<Vec<Result<(), ErrorKind>>>> = Rc::default();
+    let mut enc = encoder(policy);
+    {
+        let (target, log) = (target.clone(), log.clone());
+        enc.on_freeze("Mut", move |_| {
+            let res = mutate(&target, m);
+            log.borrow_mut()
+                .push(res.clone().map_err(|e| e.kind().clone()));
+            if propagate {
+                res?;
+            }
+            Ok(vec![int(5)])
+        });
+    }
+    let pristine = |o: &Ref| {
+        let p = arr([int(1), r(o), int(2)]);
+        Value::from(if nested { arr([r(&p)]) } else { p })
+    };
+    let what = format!("{policy:?} {m:?} nested={nested} propagate={propagate}");
+    let res = enc.encode(&r(&top));
+    match policy {
+        CallbackPolicy::Guard => {
+            assert_eq!(*log.borrow(), [Err(ErrorKind::Locked)], "{what}");
+            let msg = expect_callback_error(res, "'Mut'");
+            if propagate {
+                assert!(msg.contains("failed"), "{what}: {msg}");
+            } else {
+                assert!(msg.contains("tried to change"), "{what}: {msg}");
+            }
+            // nothing changed
+            assert!(r(&top) == pristine(&obj), "{what}: live graph changed");
+        }
+        CallbackPolicy::Snapshot => {
+            assert_eq!(*log.borrow(), [Ok(())], "{what}");
+            let bytes = res.unwrap_or_else(|e| panic!("{what}: {e}"));
+            let expected = pristine(&frozen("Mut", [int(5)]));
+            assert!(
+                decode(&bytes) == expected,
+                "{what}: decoded {:?}, expected {expected:?}",
+                decode(&bytes)
+            );
+            let live = mutated_state(m, &obj);
+            let live = if nested {
+                if matches!(m, Mutation::BodyMut) {
+                    live
+                } else {
+                    // the outer array changed; the inner one did not
+                    match m {
+                        Mutation::Push => Value::from(arr([r(&parent), int(99)])),
+                        Mutation::Pop | Mutation::Clear => Value::from(arr([])),
+                        _ => live,
+                    }
+                }
+            } else {
+                live
+            };
+            assert!(r(&top) == live, "{what}: live graph {:?}", r(&top));
+        }
+    }
+}
+
+#[test]
+fn freeze_changing_the_array_being_encoded() {
+    for policy in POLICIES {
+        for m in MUTATIONS {
+            for nested in [false, true] {
+                for propagate in [true, false] {
+                    run_parent_mutation(policy, m, nested, propagate);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn freeze_changing_the_hash_or_scalar_being_encoded() {
+    for policy in POLICIES {
+        for propagate in [true, false] {
+            // a hash holding the object
+            let obj = hash(&[("v", int(5))]).blessed("Mut");
+            let parent = hash(&[("a", int(1)), ("o", r(&obj))]);
+            let seen = Rc::new(RefCell::new(None));
+            let mut enc = encoder(policy);
+            {
+                let (parent, seen) = (parent.clone(), seen.clone());
+                enc.on_freeze("Mut", move |_| {
+                    let res = parent.hash_mut().map(|mut h| {
+                        h.insert("new", 1);
+                        h.remove("a");
+                    });
+                    *seen.borrow_mut() = Some(res.clone().map_err(|e| e.kind().clone()));
+                    if propagate {
+                        res?;
+                    }
+                    Ok(vec![int(5)])
+                });
+            }
+            let res = enc.encode(&r(&parent));
+            let pristine = |o: &Ref| Value::from(hash(&[("a", int(1)), ("o", r(o))]));
+            if policy == CallbackPolicy::Guard {
+                assert_eq!(*seen.borrow(), Some(Err(ErrorKind::Locked)));
+                expect_callback_error(res, "'Mut'");
+                assert!(r(&parent) == pristine(&obj));
+            } else {
+                assert_eq!(*seen.borrow(), Some(Ok(())));
+                assert!(decode(&res.unwrap()) == pristine(&frozen("Mut", [int(5)])));
+                assert!(r(&parent) == Value::from(hash(&[("o", r(&obj)), ("new", int(1))])));
+            }
+
+            // a scalar cell holding the reference to the object
+            let obj = hash(&[("v", int(5))]).blessed("Mut");
+            let cell = Ref::scalar(r(&obj));
+            let seen = Rc::new(RefCell::new(None));
+            let mut enc = encoder(policy);
+            {
+                let (cell, seen) = (cell.clone(), seen.clone());
+                enc.on_freeze("Mut", move |_| {
+                    let res = cell.set(Body::Scalar(int(0)));
+                    *seen.borrow_mut() = Some(res.clone().map_err(|e| e.kind().clone()));
+                    if propagate {
+                        res?;
+                    }
+                    Ok(vec![int(5)])
+                });
+            }
+            let res = enc.encode(&Value::array([r(&cell)]));
+            if policy == CallbackPolicy::Guard {
+                assert_eq!(*seen.borrow(), Some(Err(ErrorKind::Locked)));
+                expect_callback_error(res, "'Mut'");
+            } else {
+                let c = Ref::scalar(r(&frozen("Mut", [int(5)])));
+                assert!(decode(&res.unwrap()) == Value::array([r(&c)]));
+                assert!(Value::from(cell.clone()) == Value::scalar_ref(0));
+            }
+        }
+    }
+}
+
+/// The object itself is not being written (its FREEZE values stand for its
+/// body), so its handler may change it under either policy.
+#[test]
+fn freeze_may_change_the_object_itself() {
+    for policy in POLICIES {
+        let obj = hash(&[("v", int(5))]).blessed("Mut");
+        let mut enc = encoder(policy);
+        enc.on_freeze("Mut", |o| {
+            let v = o.as_hash().unwrap().get("v").cloned().unwrap();
+            o.hash_mut()?.insert("v", 6);
+            Ok(vec![v])
+        });
+        let root = Value::array([r(&obj), r(&obj)]);
+        let bytes = enc.encode(&root).unwrap();
+        let f = frozen("Mut", [int(5)]);
+        assert!(decode(&bytes) == Value::array([r(&f), r(&f)]), "{policy:?}");
+        assert_eq!(obj.as_hash().unwrap().get("v"), Some(&int(6)));
+    }
+}
+
+/// Snapshot: the array holding the object is cleared by its FREEZE; the
+/// array is written as it was when entered, `[obj, x, x]`, so `x` must stay
+/// one shared node. The encoder decides sharing from live reference counts,
+/// which the callback lowered: `x` is written twice as two unrelated arrays.
+#[test]
+fn regression_snapshot_clearing_the_parent_loses_sharing_of_later_elements() {
+    let obj = hash(&[("v", int(5))]).blessed("Mut");
+    let x = arr([int(1), int(2)]);
+    let root = arr([r(&obj), r(&x), r(&x)]);
+    drop(x);
+    let mut enc = encoder(CallbackPolicy::Snapshot);
+    {
+        let root = root.clone();
+        enc.on_freeze("Mut", move |_| {
+            root.array_mut()?.clear();
+            Ok(vec![int(5)])
+        });
+    }
+    let bytes = enc.encode(&r(&root)).unwrap();
+    let x2 = arr([int(1), int(2)]);
+    let expected = Value::from(arr([r(&frozen("Mut", [int(5)])), r(&x2), r(&x2)]));
+    let got = decode(&bytes);
+    assert!(
+        got == expected,
+        "Snapshot lost the sharing of x:\n  bytes    {}\n  decoded  {got:?}\n  expected {expected:?}",
+        hex(&bytes)
+    );
+}
+
+/// Snapshot: `x` is written (tracked) inside `a`; the FREEZE of a later
+/// object clears `a` and the root, so the only handles left on `x` are the
+/// root's snapshot and the encoder's own. Met again through the snapshot,
+/// `x` must be a REFP to the first writing; it is written a second time.
+#[test]
+fn regression_snapshot_tracked_node_met_again_through_a_snapshot_is_rewritten() {
+    let obj = hash(&[("v", int(5))]).blessed("Mut");
+    let x = arr([int(1), int(2)]);
+    let a = arr([r(&x)]);
+    let root = arr([r(&a), r(&obj), r(&x)]);
+    drop(x);
+    let mut enc = encoder(CallbackPolicy::Snapshot);
+    {
+        let (root, a) = (root.clone(), a.clone());
+        enc.on_freeze("Mut", move |_| {
+            a.array_mut()?.clear();
+            root.array_mut()?.clear();
+            Ok(vec![int(5)])
+        });
+    }
+    let bytes = enc.encode(&r(&root)).unwrap();
+    let x2 = arr([int(1), int(2)]);
+    let expected = Value::from(arr([
+        r(&arr([r(&x2)])),
+        r(&frozen("Mut", [int(5)])),
+        r(&x2),
+    ]));
+    let got = decode(&bytes);
+    assert!(
+        got == expected,
+        "x written twice instead of a REFP:\n  bytes    {}\n  decoded  {got:?}\n  expected {expected:?}",
+        hex(&bytes)
+    );
+}
+
+/// Snapshot: an object is frozen inside `p`; its own FREEZE clears `p` and
+/// the root. Met again through the root's snapshot, the object must reuse
+/// its FREEZE result (DESIGN: computed once per object) and be a REFP.
+#[test]
+fn snapshot_freeze_once_when_its_handler_drops_the_live_handles() {
+    let obj = hash(&[("v", int(5))]).blessed("Once");
+    let p = arr([r(&obj)]);
+    let root = arr([r(&p), int(0), r(&obj)]);
+    drop(obj);
+    let calls = Rc::new(Cell::new(0));
+    let mut enc = encoder(CallbackPolicy::Snapshot);
+    {
+        let (root, p, calls) = (root.clone(), p.clone(), calls.clone());
+        enc.on_freeze("Once", move |_| {
+            calls.set(calls.get() + 1);
+            let _ = p.array_mut().map(|mut a| a.clear());
+            let _ = root.array_mut().map(|mut a| a.clear());
+            Ok(vec![int(5)])
+        });
+    }
+    let bytes = enc.encode(&r(&root)).unwrap();
+    let f = frozen("Once", [int(5)]);
+    let expected = Value::from(arr([r(&arr([r(&f)])), int(0), r(&f)]));
+    let got = decode(&bytes);
+    assert!(got == expected, "decoded {got:?}, expected {expected:?}");
+    assert_eq!(
+        calls.get(),
+        1,
+        "FREEZE called more than once for one object"
+    );
+}
+
+// --------------------- 2. dropping written nodes and allocating look-alikes
+
+const LOOK_ALIKES: usize = 4096;
+
+/// Dropping a node and allocating nodes of the same shape right after gives
+/// the new nodes its memory: glibc's per-thread cache hands a freed chunk of
+/// a size class to the next request of that size. This is what the tests
+/// below rely on to make address reuse certain if the encoder let a tracked
+/// node die.
+#[test]
+fn control_the_allocator_reuses_a_dropped_node_address() {
+    let x = arr([int(1), int(2)]);
+    let x_addr = body_addr(&x);
+    drop(x);
+    let kept: Vec<Ref> = (0..LOOK_ALIKES as i64)
+        .map(|i| arr([int(1000 + i), int(i)]))
+        .collect();
+    let hit = kept.iter().position(|n| body_addr(n) == x_addr);
+    eprintln!("control: look-alike {hit:?} took the dropped node's address");
+    assert!(
+        hit.is_some(),
+        "the allocator did not reuse the address: the retention tests prove less here"
+    );
+
+    let k = Key::from("control_key_zz");
+    let k_addr = k.as_bytes().as_ptr() as usize;
+    drop(k);
+    churn_interner();
+    let keys: Vec<Key> = (0..LOOK_ALIKES)
+        .map(|i| Key::from(format!("ctl_new_{i:05}")))
+        .collect();
+    let hit = keys
+        .iter()
+        .position(|k| k.as_bytes().as_ptr() as usize == k_addr);
+    eprintln!("control: new key {hit:?} took the dropped key's address");
+    assert!(hit.is_some(), "the allocator did not reuse the key address");
+}
+
+/// Interns and drops enough keys that the thread's interner purges every
+/// key nothing else holds.
+fn churn_interner() {
+    for i in 0..20_000 {
+        drop(Key::from(format!("churn_{i:06}")));
+    }
+}
+
+/// `x` is tracked (held by `a` and `b`) and written before the FREEZE of
+/// `obj` runs. The handler removes `x` from `a` and `b` (finished, not on
+/// the active path, so not locked) and drops the test's own handle: nothing
+/// outside the encoder holds `x` any more. It then allocates thousands of
+/// nodes of exactly `x`'s shape (a two-element array: same node size, same
+/// element buffer size), keeps them alive, and puts them in `c`, which the
+/// encoder reaches next. Each is held twice (by `c` and the handler), so
+/// the encoder looks every one up in its table of tracked nodes: one that
+/// took `x`'s address would be written as a REFP to `x`.
+#[test]
+fn dropped_tracked_node_is_retained_and_look_alikes_are_new_nodes() {
+    for policy in POLICIES {
+        let x = arr([int(1), int(2)]);
+        let x_addr = body_addr(&x);
+        let a = hash(&[("x", r(&x))]);
+        let b = arr([r(&x)]);
+        let c = arr([]);
+        let obj = arr([int(0)]).blessed("Dropper");
+        let root = arr([r(&a), r(&b), r(&obj), r(&c)]);
+        let side = Rc::new(RefCell::new(Some(x)));
+        let kept: Rc<RefCell<Vec<Ref>>> = Rc::default();
+        let reused = Rc::new(Cell::new(false));
+        let mut enc = encoder(policy);
+        {
+            let (a, b, c, side, kept, reused) = (
+                a.clone(),
+                b.clone(),
+                c.clone(),
+                side.clone(),
+                kept.clone(),
+                reused.clone(),
+            );
+            enc.on_freeze("Dropper", move |_| {
+                a.hash_mut()?.remove("x");
+                b.array_mut()?.clear();
+                side.borrow_mut().take();
+                let mut kept = kept.borrow_mut();
+                for i in 0..LOOK_ALIKES as i64 {
+                    let n = arr([int(1000 + i), int(i)]);
+                    reused.set(reused.get() || body_addr(&n) == x_addr);
+                    kept.push(n);
+                }
+                c.array_mut()?.extend(kept.iter().map(r));
+                Ok(vec![int(0)])
+            });
+        }
+        let bytes = enc.encode(&r(&root)).unwrap();
+        assert!(
+            !reused.get(),
+            "{policy:?}: a look-alike took the address of the dropped tracked node"
+        );
+        let x2 = arr([int(1), int(2)]);
+        let expected = Value::from(arr([
+            r(&hash(&[("x", r(&x2))])),
+            r(&arr([r(&x2)])),
+            r(&frozen("Dropper", [int(0)])),
+            r(&arr(
+                (0..LOOK_ALIKES as i64).map(|i| r(&arr([int(1000 + i), int(i)])))
+            )),
+        ]));
+        assert!(decode(&bytes) == expected, "{policy:?}");
+        // the live graph shows the changes
+        assert_eq!(a.as_hash().unwrap().len(), 0);
+        assert_eq!(c.as_array().unwrap().len(), LOOK_ALIKES);
+    }
+}
+
+/// As above for a hash key: `gone_key_q7` is held by two written hashes (so
+/// the encoder records where it wrote it, for COPY). The handler empties
+/// both hashes, has the interner drop the key, then interns thousands of
+/// new keys of the same size and uses each in two hashes reached next.
+#[test]
+fn dropped_hash_key_is_retained_and_new_keys_are_not_copies() {
+    for policy in POLICIES {
+        let k = Key::from("gone_key_q7");
+        let k_addr = k.as_bytes().as_ptr() as usize;
+        drop(k);
+        let h1 = hash(&[("gone_key_q7", int(1))]);
+        let h2 = hash(&[("gone_key_q7", int(2))]);
+        let c = arr([]);
+        let obj = arr([int(0)]).blessed("KeyDropper");
+        let root = arr([r(&h1), r(&h2), r(&obj), r(&c)]);
+        let reused = Rc::new(Cell::new(false));
+        let mut enc = encoder(policy);
+        {
+            let (h1, h2, c, reused) = (h1.clone(), h2.clone(), c.clone(), reused.clone());
+            enc.on_freeze("KeyDropper", move |_| {
+                h1.hash_mut()?.clear();
+                h2.hash_mut()?.clear();
+                churn_interner();
+                let mut c = c.array_mut()?;
+                for i in 0..LOOK_ALIKES as i64 {
+                    let key = Key::from(format!("new_key_{i:05}"));
+                    reused.set(reused.get() || key.as_bytes().as_ptr() as usize == k_addr);
+                    let mut a = Hash::new();
+                    a.insert(key.clone(), i);
+                    let mut b = Hash::new();
+                    b.insert(key, -i);
+                    c.push(Value::from(a));
+                    c.push(Value::from(b));
+                }
+                Ok(vec![int(0)])
+            });
+        }
+        let bytes = enc.encode(&r(&root)).unwrap();
+        assert!(
+            !reused.get(),
+            "{policy:?}: a new key took a recorded key's address"
+        );
+        let mut tail = Vec::new();
+        for i in 0..LOOK_ALIKES as i64 {
+            let k = format!("new_key_{i:05}");
+            tail.push(Value::hash([(k.as_str(), i)]));
+            tail.push(Value::hash([(k.as_str(), -i)]));
+        }
+        let expected = Value::from(arr([
+            r(&hash(&[("gone_key_q7", int(1))])),
+            r(&hash(&[("gone_key_q7", int(2))])),
+            r(&frozen("KeyDropper", [int(0)])),
+            r(&arr(tail)),
+        ]));
+        assert!(decode(&bytes) == expected, "{policy:?}");
+    }
+}
+
+/// As above for a class name: an object of class `GoneClass_q7` is written,
+/// then unblessed by the handler; the interner drops the class name and
+/// thousands of objects of new classes follow.
+#[test]
+fn dropped_class_name_is_retained_and_new_classes_are_not_objectv() {
+    for policy in POLICIES {
+        let k = Key::from("GoneClass_q7");
+        let k_addr = k.as_bytes().as_ptr() as usize;
+        drop(k);
+        let plain = arr([int(1)]).blessed("GoneClass_q7");
+        let c = arr([]);
+        let obj = arr([int(0)]).blessed("ClassDropper");
+        let root = arr([r(&plain), r(&obj), r(&c)]);
+        let reused = Rc::new(Cell::new(false));
+        let mut enc = encoder(policy);
+        {
+            let (plain, c, reused) = (plain.clone(), c.clone(), reused.clone());
+            enc.on_freeze("ClassDropper", move |_| {
+                plain.unbless();
+                churn_interner();
+                let mut c = c.array_mut()?;
+                for i in 0..LOOK_ALIKES as i64 {
+                    let class = Key::from(format!("NewClass_{i:05}"));
+                    reused.set(reused.get() || class.as_bytes().as_ptr() as usize == k_addr);
+                    c.push(r(&arr([int(i)]).blessed(class)));
+                }
+                Ok(vec![int(0)])
+            });
+        }
+        let bytes = enc.encode(&r(&root)).unwrap();
+        assert!(
+            !reused.get(),
+            "{policy:?}: a new class took a written class name's address"
+        );
+        let expected = Value::from(arr([
+            r(&arr([int(1)]).blessed("GoneClass_q7")),
+            r(&frozen("ClassDropper", [int(0)])),
+            r(&arr((0..LOOK_ALIKES as i64).map(|i| {
+                r(&arr([int(i)]).blessed(format!("NewClass_{i:05}")))
+            }))),
+        ]));
+        assert!(decode(&bytes) == expected, "{policy:?}");
+        assert!(plain.class().is_none());
+    }
+}
+
+// ----------------------------------------- 3. changing nodes not reached yet
+
+#[test]
+fn freeze_changing_nodes_not_reached_yet() {
+    for policy in POLICIES {
+        let obj = hash(&[("v", int(5))]).blessed("Late");
+        let list = arr([int(1), int(2)]);
+        let map = hash(&[("a", int(1))]);
+        let cell = Ref::scalar(3);
+        let retyped = arr([int(1)]);
+        let root = arr([r(&obj), r(&list), r(&map), r(&cell), r(&retyped)]);
+        let mut enc = encoder(policy);
+        {
+            let (list, map, cell, retyped) =
+                (list.clone(), map.clone(), cell.clone(), retyped.clone());
+            enc.on_freeze("Late", move |o| {
+                list.array_mut()?.push(99);
+                list.array_mut()?.push(r(o));
+                map.hash_mut()?.insert("b", 2);
+                cell.set(Body::Scalar(int(4)))?;
+                retyped.set(Body::Hash([("now", "a hash")].into_iter().collect()))?;
+                Ok(vec![int(5)])
+            });
+        }
+        let bytes = enc.encode(&r(&root)).unwrap();
+        let f = frozen("Late", [int(5)]);
+        let expected = Value::from(arr([
+            r(&f),
+            r(&arr([int(1), int(2), int(99), r(&f)])),
+            r(&hash(&[("a", int(1)), ("b", int(2))])),
+            Value::scalar_ref(4),
+            Value::hash([("now", "a hash")]),
+        ]));
+        let got = decode(&bytes);
+        assert!(got == expected, "{policy:?}: decoded {got:?}");
+        // and with THAW the later reference is the thawed object
+        let thawed = thaw_decoder(&["Late"]).decode(&bytes).unwrap();
+        let t = arr([int(5)]).blessed("Late");
+        let expected = Value::from(arr([
+            r(&t),
+            r(&arr([int(1), int(2), int(99), r(&t)])),
+            r(&hash(&[("a", int(1)), ("b", int(2))])),
+            Value::scalar_ref(4),
+            Value::hash([("now", "a hash")]),
+        ]));
+        assert!(thawed == expected, "{policy:?}: thawed {thawed:?}");
+    }
+}
+
+/// A handler that adds a second handle to a node already written with one
+/// (so untracked): like Perl, which decides by reference count, the node is
+/// written again in full where it is met again (two equal, unshared copies).
+/// Compared with Perl's bytes for the same structure.
+#[test]
+fn freeze_adding_a_handle_to_an_untracked_written_node_matches_perl() {
+    for policy in POLICIES {
+        let a = arr([Value::array([1])]);
+        let l = arr([]);
+        let root = Value::array([r(&a), r(&hash(&[]).blessed("P")), r(&l)]);
+        let mut enc = encoder(policy);
+        {
+            let (a, l) = (a.clone(), l.clone());
+            enc.on_freeze("P", move |_| {
+                let x = a.as_array().unwrap()[0].clone();
+                l.array_mut()?.push(x);
+                Ok(vec![int(42)])
+            });
+        }
+        let bytes = enc.encode(&root).unwrap();
+        let expected = Value::from(arr([
+            Value::array([Value::array([1])]),
+            r(&frozen("P", [int(42)])),
+            Value::array([Value::array([1])]),
+        ]));
+        assert!(decode(&bytes) == expected, "{policy:?}");
+        let perl = perl_bytes(
+            "our ($A, $L); \
+             sub P::FREEZE { push @$L, $A->[0]; return (42) } \
+             $A = [[1]]; $L = []; \
+             print $enc->encode([$A, bless({}, 'P'), $L]);",
+        );
+        assert_same_bytes(&bytes, perl, &format!("{policy:?} late handle"));
+    }
+}
+
+// ---------------------------------------- 4. FREEZE returning the object
+
+#[test]
+fn freeze_returning_the_object_itself() {
+    for policy in POLICIES {
+        for in_array in [true, false] {
+            let obj = hash(&[("a", int(1))]).blessed("Selfie");
+            let mut enc = encoder(policy);
+            enc.on_freeze("Selfie", |o| Ok(vec![Value::Ref(o.clone())]));
+            let root = if in_array {
+                Value::array([r(&obj)])
+            } else {
+                r(&obj)
+            };
+            let bytes = enc.encode(&root).unwrap();
+            let perl = perl_bytes(if in_array {
+                "sub Selfie::FREEZE { return ($_[0]) } \
+                 print $enc->encode([bless({a => 1}, 'Selfie')]);"
+            } else {
+                "sub Selfie::FREEZE { return ($_[0]) } \
+                 print $enc->encode(bless({a => 1}, 'Selfie'));"
+            });
+            assert_same_bytes(
+                &bytes,
+                perl,
+                &format!("{policy:?} Selfie in_array={in_array}"),
+            );
+
+            let e = frozen("Selfie", []);
+            e.set(Body::Frozen([r(&e)].into_iter().collect())).unwrap();
+            let expected = if in_array {
+                Value::array([r(&e)])
+            } else {
+                r(&e)
+            };
+            let got = decode(&bytes);
+            assert!(got == expected, "{policy:?}: decoded {got:?}");
+            let thawed = thaw_decoder(&["Selfie"]).decode(&bytes).unwrap();
+            let obj_t = if in_array {
+                thawed.at(0).unwrap()
+            } else {
+                thawed.clone()
+            };
+            assert_eq!(
+                obj_t.as_ref().unwrap().class().unwrap().to_string(),
+                "Selfie"
+            );
+            break_cycles(&[got, thawed, expected]);
+        }
+    }
+}
+
+#[test]
+fn freeze_returning_a_cycle_back_to_the_object() {
+    for policy in POLICIES {
+        let obj = arr([int(1)]).blessed("Cyc");
+        let mut enc = encoder(policy);
+        enc.on_freeze("Cyc", |o| Ok(vec![Value::array([Value::Ref(o.clone())])]));
+        let bytes = enc.encode(&Value::array([r(&obj)])).unwrap();
+        let perl = perl_bytes(
+            "sub Cyc::FREEZE { return ([$_[0]]) } \
+             print $enc->encode([bless([1], 'Cyc')]);",
+        );
+        assert_same_bytes(&bytes, perl, &format!("{policy:?} Cyc"));
+        let e = frozen("Cyc", []);
+        e.set(Body::Frozen([Value::array([r(&e)])].into_iter().collect()))
+            .unwrap();
+        let got = decode(&bytes);
+        assert!(got == Value::array([r(&e)]), "{policy:?}: decoded {got:?}");
+        let thawed = thaw_decoder(&["Cyc"]).decode(&bytes).unwrap();
+        assert_eq!(
+            thawed
+                .at(0)
+                .unwrap()
+                .as_ref()
+                .unwrap()
+                .class()
+                .unwrap()
+                .to_string(),
+            "Cyc"
+        );
+        break_cycles(&[got, thawed, r(&e)]);
+    }
+}
+
+/// A FREEZE result holding a different object of the same class, which
+/// holds the first: mutual recursion through two FREEZE calls.
+fn check_freeze_results_referring_to_each_other(policy: CallbackPolicy) {
+    {
+        let a = arr([]).blessed("Pair");
+        let b = arr([r(&a)]).blessed("Pair");
+        a.array_mut().unwrap().push(r(&b));
+        let calls = Rc::new(Cell::new(0));
+        let mut enc = encoder(policy);
+        {
+            let calls = calls.clone();
+            enc.on_freeze("Pair", move |o| {
+                calls.set(calls.get() + 1);
+                Ok(o.as_array().unwrap().to_vec())
+            });
+        }
+        let bytes = enc.encode(&Value::array([r(&a), r(&b)])).unwrap();
+        assert_eq!(calls.get(), 2, "{policy:?}");
+        let fa = frozen("Pair", []);
+        let fb = frozen("Pair", [r(&fa)]);
+        fa.set(Body::Frozen([r(&fb)].into_iter().collect()))
+            .unwrap();
+        let got = decode(&bytes);
+        assert!(got == Value::array([r(&fa), r(&fb)]), "{policy:?}: {got:?}");
+        thaw_decoder(&["Pair"]).decode(&bytes).unwrap();
+        break_cycles(&[got, r(&fa), r(&a)]);
+    }
+}
+
+#[test]
+fn freeze_results_referring_to_each_other_snapshot() {
+    check_freeze_results_referring_to_each_other(CallbackPolicy::Snapshot);
+}
+
+/// Under Guard the second FREEZE runs while the first object's FREEZE
+/// values are written: see the `regression_guard_*_below_freeze_values` tests.
+#[test]
+fn regression_guard_freeze_results_referring_to_each_other() {
+    assert_child_passes("child_guard_freeze_results_referring_to_each_other");
+}
+
+#[test]
+fn child_guard_freeze_results_referring_to_each_other() {
+    if in_child() {
+        check_freeze_results_referring_to_each_other(CallbackPolicy::Guard);
+    }
+}
+
+// ------------------- callbacks below a FREEZE result under Guard (ced750f)
+//
+// Guard records the node written at each depth (`active[depth]`, set in
+// `write_node`) and a callback locks `active[2..depth]`. An object written
+// through its FREEZE values (`write_frozen`) sets no entry for its depth, so
+// a callback anywhere below a FREEZE result locks whatever that slot holds:
+// null (SIGSEGV), a finished container (a spurious `Locked`), or the memory
+// of a node freed since (a write to freed memory).
+
+/// `[o]`, `o` freezing to `[i]`, `i` freezing to `[]`: the FREEZE of `i`
+/// locks `active[3]`, which is null.
+#[test]
+fn regression_guard_freeze_below_freeze_values() {
+    assert_child_passes("child_guard_freeze_below_freeze_values");
+}
+
+#[test]
+fn child_guard_freeze_below_freeze_values() {
+    if !in_child() {
+        return;
+    }
+    let inner = hash(&[]).blessed("I");
+    let outer = arr([r(&inner)]).blessed("O");
+    drop(inner);
+    let mut enc = encoder(CallbackPolicy::Guard);
+    enc.on_freeze("O", |o| Ok(o.as_array().unwrap().to_vec()));
+    enc.on_freeze("I", |_| Ok(vec![]));
+    let bytes = enc.encode(&Value::array([r(&outer)])).unwrap();
+    let expected = Value::array([r(&frozen("O", [r(&frozen("I", []))]))]);
+    assert!(decode(&bytes) == expected);
+}
+
+/// The stringify callback of a value inside a FREEZE result: same hole.
+#[test]
+fn regression_guard_stringify_below_freeze_values() {
+    assert_child_passes("child_guard_stringify_below_freeze_values");
+}
+
+#[test]
+fn child_guard_stringify_below_freeze_values() {
+    if !in_child() {
+        return;
+    }
+    let outer = arr([Value::Foreign(Foreign::new(Gadget(1)))]).blessed("O");
+    let opts = freeze_opts(CallbackPolicy::Guard).stringify_unknown(true);
+    let mut enc = Encoder::new(opts).unwrap();
+    enc.on_freeze("O", |o| Ok(o.as_array().unwrap().to_vec()));
+    enc.on_stringify(|_| Ok("gadget".into()));
+    let bytes = enc.encode(&Value::array([r(&outer)])).unwrap();
+    let expected = Value::array([r(&frozen("O", [Value::from("gadget")]))]);
+    assert!(decode(&bytes) == expected);
+}
+
+/// `[p, o]`: `p`, written at depth 3, is finished when `o`'s FREEZE values
+/// are written; the FREEZE of `i` inside them may change `p` (as a FREEZE
+/// may change any finished container), but `active[3]` still names `p`.
+#[test]
+fn regression_guard_callback_below_freeze_values_locks_a_finished_container() {
+    let p = arr([int(1)]);
+    let inner = hash(&[]).blessed("I");
+    let outer = arr([r(&inner)]).blessed("O");
+    drop(inner);
+    let root = Value::array([r(&p), r(&outer)]);
+    drop(outer);
+    let seen = Rc::new(RefCell::new(None));
+    let mut enc = encoder(CallbackPolicy::Guard);
+    enc.on_freeze("O", |o| Ok(o.as_array().unwrap().to_vec()));
+    {
+        let (p, seen) = (p.clone(), seen.clone());
+        enc.on_freeze("I", move |_| {
+            let res = p.array_mut().map(|mut a| a.push(2));
+            *seen.borrow_mut() = Some(res.clone().map_err(|e| e.kind().clone()));
+            res?;
+            Ok(vec![])
+        });
+    }
+    let res = enc.encode(&root);
+    assert_eq!(
+        *seen.borrow(),
+        Some(Ok(())),
+        "a finished container is locked: {res:?}"
+    );
+    let bytes = res.unwrap();
+    let expected = Value::array([Value::array([1]), r(&frozen("O", [r(&frozen("I", []))]))]);
+    assert!(decode(&bytes) == expected);
+}
+
+/// As above, but the container last written at the hole's depth was freed
+/// by an earlier FREEZE and its memory taken by a new node `l` (same shape,
+/// allocated right after): the FREEZE two levels below the FREEZE result
+/// locks `l`, a node that is not even in the graph, by incrementing the
+/// borrow count in memory the encoder no longer owns.
+#[test]
+fn regression_guard_callback_below_freeze_values_writes_to_freed_memory() {
+    assert_child_passes("child_guard_callback_below_freeze_values_writes_to_freed_memory");
+}
+
+#[test]
+fn child_guard_callback_below_freeze_values_writes_to_freed_memory() {
+    if !in_child() {
+        return;
+    }
+    let n = arr([int(1), int(2)]);
+    let n_addr = body_addr(&n);
+    let p = arr([r(&n)]);
+    drop(n);
+    let s = hash(&[]).blessed("Inner2");
+    let rr = arr([r(&s)]).blessed("Inner1");
+    let q = arr([r(&rr)]).blessed("Outer");
+    drop((s, rr));
+    // depths: root array 2, p 3, n 4; q 3 (FREEZE), rr 4 (FREEZE), s 5 (FREEZE)
+    let root = Value::array([r(&p), r(&q)]);
+    drop(q);
+    let look: Rc<RefCell<Option<Ref>>> = Rc::default();
+    let reused = Rc::new(Cell::new(false));
+    let seen = Rc::new(RefCell::new(None));
+    let mut enc = encoder(CallbackPolicy::Guard);
+    {
+        let (p, look, reused) = (p.clone(), look.clone(), reused.clone());
+        enc.on_freeze("Outer", move |o| {
+            p.array_mut()?.clear(); // frees n (held once, so never tracked)
+            let l = arr([int(7), int(8)]);
+            reused.set(body_addr(&l) == n_addr);
+            *look.borrow_mut() = Some(l);
+            Ok(o.as_array().unwrap().to_vec())
+        });
+    }
+    enc.on_freeze("Inner1", |o| Ok(o.as_array().unwrap().to_vec()));
+    {
+        let (look, seen) = (look.clone(), seen.clone());
+        enc.on_freeze("Inner2", move |_| {
+            let l = look.borrow().clone().unwrap();
+            let res = l.array_mut().map(|mut a| a.push(9));
+            *seen.borrow_mut() = Some(res.map_err(|e| e.kind().clone()));
+            Ok(vec![])
+        });
+    }
+    let res = enc.encode(&root);
+    eprintln!(
+        "look-alike took the freed node's address: {}; its mutation inside the inner FREEZE: {:?}; encode: {:?}",
+        reused.get(),
+        seen.borrow(),
+        res.as_ref().map(|b| hex(b))
+    );
+    assert_eq!(
+        *seen.borrow(),
+        Some(Ok(())),
+        "a node outside the graph was locked (reused address: {})",
+        reused.get()
+    );
+    // `p` was written (with `n`) before the Outer FREEZE cleared it.
+    let expected = Value::array([
+        Value::array([Value::array([1, 2])]),
+        r(&frozen(
+            "Outer",
+            [r(&frozen("Inner1", [r(&frozen("Inner2", []))]))],
+        )),
+    ]);
+    assert!(decode(&res.unwrap()) == expected);
+}
+
+// ------------------------------------------------------ 5. nested encoders
+
+#[test]
+fn freeze_encoding_with_another_encoder() {
+    for policy in POLICIES {
+        let inner_obj = hash(&[("w", int(7))]).blessed("Inner");
+        let inner_graph = Value::array([r(&inner_obj), r(&inner_obj)]);
+        let shared = arr([int(1), int(2)]);
+        let outer_obj = hash(&[("v", int(5))]).blessed("Outer");
+        let root = arr([r(&outer_obj), r(&shared), r(&shared)]);
+        let inner_out: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
+        let inner_calls = Rc::new(Cell::new(0));
+        let mut enc = encoder(policy);
+        {
+            let (inner_graph, inner_out, inner_calls, root) = (
+                inner_graph.clone(),
+                inner_out.clone(),
+                inner_calls.clone(),
+                root.clone(),
+            );
+            enc.on_freeze("Outer", move |_| {
+                // an encoder with FREEZE callbacks of its own
+                let mut inner = encoder(policy);
+                let calls = inner_calls.clone();
+                inner.on_freeze("Inner", move |o| {
+                    calls.set(calls.get() + 1);
+                    Ok(vec![o.as_hash().unwrap().get("w").cloned().unwrap()])
+                });
+                let a = inner.encode(&inner_graph)?;
+                // an encoder without callbacks, over the graph being written
+                let b = Encoder::new(EncoderOptions::new())?.encode(&r(&root))?;
+                inner_out.borrow_mut().extend([a.clone(), b]);
+                Ok(vec![Value::bytes(&a)])
+            });
+        }
+        let bytes = enc.encode(&r(&root)).unwrap();
+        assert_eq!(inner_calls.get(), 1, "{policy:?}");
+        let out = inner_out.borrow();
+        let fi = frozen("Inner", [int(7)]);
+        assert!(
+            decode(&out[0]) == Value::array([r(&fi), r(&fi)]),
+            "{policy:?}"
+        );
+        let mut fresh = encoder(policy);
+        fresh.on_freeze("Inner", |o| {
+            Ok(vec![o.as_hash().unwrap().get("w").cloned().unwrap()])
+        });
+        assert_eq!(out[0], fresh.encode(&inner_graph).unwrap(), "{policy:?}");
+        let s2 = arr([int(1), int(2)]);
+        let plain = hash(&[("v", int(5))]).blessed("Outer");
+        assert!(decode(&out[1]) == Value::from(arr([r(&plain), r(&s2), r(&s2)])));
+        let fo = frozen("Outer", [Value::bytes(&out[0])]);
+        assert!(
+            decode(&bytes) == Value::from(arr([r(&fo), r(&s2), r(&s2)])),
+            "{policy:?}"
+        );
+    }
+}
+
+/// The inner encoder's FREEZE tries to change the array the outer encoder
+/// is writing: locked under Guard (the inner encode fails naming `Inner`,
+/// the outer naming `Outer`); allowed under Snapshot.
+#[test]
+fn nested_freeze_changing_the_outer_encoders_array() {
+    for policy in POLICIES {
+        let outer_obj = hash(&[]).blessed("Outer");
+        let root = arr([r(&outer_obj), int(1)]);
+        let inner_err = Rc::new(RefCell::new(None));
+        let mut enc = encoder(policy);
+        {
+            let (root, inner_err) = (root.clone(), inner_err.clone());
+            enc.on_freeze("Outer", move |_| {
+                let mut inner = encoder(policy);
+                let target = root.clone();
+                inner.on_freeze("Inner", move |_| {
+                    target.array_mut()?.push(2);
+                    Ok(vec![])
+                });
+                let res = inner.encode(&Value::array([r(&hash(&[]).blessed("Inner"))]));
+                *inner_err.borrow_mut() = Some(res.as_ref().err().map(|e| e.kind().clone()));
+                res?;
+                Ok(vec![int(5)])
+            });
+        }
+        let res = enc.encode(&r(&root));
+        match policy {
+            CallbackPolicy::Guard => {
+                let inner = inner_err
+                    .borrow()
+                    .clone()
+                    .unwrap()
+                    .expect("inner encode fails");
+                match inner {
+                    ErrorKind::Callback(m) => assert!(m.contains("'Inner'"), "{m}"),
+                    k => panic!("inner error {k:?}"),
+                }
+                let msg = expect_callback_error(res, "'Outer'");
+                assert!(msg.contains("'Inner'"), "{msg}");
+                assert_eq!(root.as_array().unwrap().len(), 2);
+            }
+            CallbackPolicy::Snapshot => {
+                assert_eq!(*inner_err.borrow(), Some(None));
+                let bytes = res.unwrap();
+                assert!(decode(&bytes) == Value::array([r(&frozen("Outer", [int(5)])), int(1)]));
+                assert_eq!(root.as_array().unwrap().len(), 3);
+            }
+        }
+    }
+}
+
+/// Guard: the inner encoder's FREEZE tries to change the inner encoder's
+/// own array; the inner encode fails. The outer handler handles that error
+/// and returns values; none of the outer encoder's containers was touched,
+/// so the outer encode must succeed. It fails instead: the refusal recorded
+/// for the inner callback leaks into the enclosing callback's scope
+/// (`guard::Scope::drop` ORs it into the outer state).
+#[test]
+fn regression_guard_inner_encoders_refusal_fails_the_outer_encode() {
+    let outer_obj = hash(&[]).blessed("Outer");
+    let root = arr([r(&outer_obj), int(1)]);
+    let inner_failed = Rc::new(Cell::new(false));
+    let mut enc = encoder(CallbackPolicy::Guard);
+    {
+        let inner_failed = inner_failed.clone();
+        enc.on_freeze("Outer", move |_| {
+            let inner_root = arr([]);
+            let inner_obj = hash(&[]).blessed("Inner");
+            inner_root.array_mut()?.push(r(&inner_obj));
+            let mut inner = encoder(CallbackPolicy::Guard);
+            let target = inner_root.clone();
+            inner.on_freeze("Inner", move |_| {
+                target.array_mut()?.clear();
+                Ok(vec![])
+            });
+            // the inner encode fails; the outer handler copes with it
+            let res = inner.encode(&r(&inner_root));
+            inner_failed.set(res.is_err());
+            Ok(vec![int(5)])
+        });
+    }
+    let res = enc.encode(&r(&root));
+    assert!(inner_failed.get());
+    let bytes = res.unwrap_or_else(|e| {
+        panic!("outer encode failed although no outer container was touched: {e}")
+    });
+    assert!(decode(&bytes) == Value::array([r(&frozen("Outer", [int(5)])), int(1)]));
+}
+
+/// Guard: a handler that itself holds a read borrow of a node that is not
+/// being written (here the object it was given) and then tries to change
+/// it gets `Locked` (not `Borrowed`), and although it recovers, the encode
+/// fails claiming it "tried to change a container being encoded": any failed
+/// write borrow during a callback is taken for a lock violation.
+#[test]
+fn regression_guard_handlers_own_borrow_conflict_fails_the_encode() {
+    let obj = hash(&[("v", int(5))]).blessed("Mine");
+    let seen = Rc::new(RefCell::new(None));
+    let mut enc = encoder(CallbackPolicy::Guard);
+    {
+        let seen = seen.clone();
+        enc.on_freeze("Mine", move |o| {
+            let reading = o.body();
+            let attempt = o.hash_mut().map(|_| ());
+            *seen.borrow_mut() = Some(attempt.map_err(|e| e.kind().clone()));
+            drop(reading);
+            // recover: change it now that the borrow is gone
+            o.hash_mut()?.insert("v", 6);
+            Ok(vec![int(5)])
+        });
+    }
+    let res = enc.encode(&Value::array([r(&obj)]));
+    eprintln!("own borrow conflict reported as {:?}", seen.borrow());
+    let bytes = res.unwrap_or_else(|e| {
+        panic!("encode failed although the object is not locked by the encoder: {e}")
+    });
+    assert!(decode(&bytes) == Value::array([r(&frozen("Mine", [int(5)]))]));
+    assert_eq!(*seen.borrow(), Some(Err(ErrorKind::Borrowed)));
+}
+
+// ------------------------------------------------------------- 6. panics
+
+#[test]
+fn panicking_freeze_leaves_the_encoder_reusable() {
+    quiet_deliberate_panics();
+    for policy in POLICIES {
+        let shared = arr([int(1), int(2)]);
+        let boom = hash(&[("v", int(5))]).blessed("Boom");
+        let keep = hash(&[("name", Value::from("k")), ("other", int(3))]);
+        let keep2 = hash(&[("name", Value::from("l")), ("other", int(4))]);
+        let root = arr([r(&shared), r(&keep), r(&boom), r(&shared), r(&keep2)]);
+        let counts = |v: &[&Ref]| v.iter().map(|n| n.strong_count()).collect::<Vec<_>>();
+        let mut enc = encoder(policy);
+        {
+            let root = root.clone();
+            enc.on_freeze("Boom", move |_| {
+                if policy == CallbackPolicy::Snapshot {
+                    // allowed, and must not matter after the panic
+                    root.array_mut()?.push(9);
+                }
+                panic!("deliberate panic in FREEZE");
+            });
+        }
+        enc.on_freeze("Fine", |o| Ok(o.as_array().unwrap().to_vec()));
+        let before = counts(&[&shared, &boom, &keep, &root]);
+        let res = catch_unwind(AssertUnwindSafe(|| enc.encode(&r(&root))));
+        let payload = res.expect_err("the panic propagates");
+        assert_eq!(panic_text(&*payload), "deliberate panic in FREEZE");
+        if policy == CallbackPolicy::Snapshot {
+            root.array_mut().unwrap().pop();
+        }
+        // whatever the encoder held is released
+        assert_eq!(
+            counts(&[&shared, &boom, &keep, &root]),
+            before,
+            "{policy:?}"
+        );
+        // the locks are gone, and so is the callback state
+        root.array_mut().unwrap().push(0);
+        root.array_mut().unwrap().pop();
+        let reading = shared.body();
+        assert_eq!(shared.array_mut().unwrap_err().kind(), &ErrorKind::Borrowed);
+        drop(reading);
+
+        // the next document uses the same nodes, keys and classes: stale
+        // table entries would show as REFP/COPY/OBJECTV into nothing
+        let fine = arr([int(8)]).blessed("Fine");
+        let next = Value::array([
+            r(&keep2),
+            r(&fine),
+            r(&shared),
+            r(&keep),
+            r(&fine),
+            r(&shared),
+        ]);
+        let bytes = enc.encode(&next).unwrap();
+        let mut fresh = encoder(policy);
+        fresh.on_freeze("Fine", |o| Ok(o.as_array().unwrap().to_vec()));
+        assert_eq!(bytes, fresh.encode(&next).unwrap(), "{policy:?}");
+        let f = frozen("Fine", [int(8)]);
+        let s = arr([int(1), int(2)]);
+        let expected = Value::array([
+            Value::hash([("name", Value::from("l")), ("other", int(4))]),
+            r(&f),
+            r(&s),
+            Value::hash([("name", Value::from("k")), ("other", int(3))]),
+            r(&f),
+            r(&s),
+        ]);
+        assert!(decode(&bytes) == expected, "{policy:?}");
+        // and the root itself, with a handler that no longer panics
+        enc.on_freeze("Boom", |_| Ok(vec![int(5)]));
+        let bytes = enc.encode(&r(&root)).unwrap();
+        let mut fresh = encoder(policy);
+        fresh.on_freeze("Boom", |_| Ok(vec![int(5)]));
+        assert_eq!(bytes, fresh.encode(&r(&root)).unwrap(), "{policy:?}");
+    }
+}
+
+#[test]
+fn panics_in_nested_and_stringify_callbacks() {
+    quiet_deliberate_panics();
+    for policy in POLICIES {
+        // a panic in the FREEZE of an encoder nested in a FREEZE
+        let root = arr([r(&hash(&[]).blessed("Outer")), int(1)]);
+        let mut enc = encoder(policy);
+        enc.on_freeze("Outer", move |_| {
+            let mut inner = encoder(policy);
+            inner.on_freeze("Inner", |_| panic!("deliberate panic in inner FREEZE"));
+            inner.encode(&Value::array([r(&hash(&[]).blessed("Inner"))]))?;
+            Ok(vec![])
+        });
+        let res = catch_unwind(AssertUnwindSafe(|| enc.encode(&r(&root))));
+        assert!(res.is_err());
+        root.array_mut().unwrap().push(2);
+        assert_eq!(
+            enc.encode(&Value::array([1, 2])).unwrap(),
+            sereal::encode(&Value::array([1, 2])).unwrap()
+        );
+
+        // a panic in a stringify handler
+        let opts = EncoderOptions::new().stringify_unknown(true).policy(policy);
+        let mut enc = Encoder::new(opts.clone()).unwrap();
+        enc.on_stringify(|_| panic!("deliberate panic in stringify"));
+        let shared = arr([int(1)]);
+        let v = Value::array([r(&shared), Value::Foreign(Foreign::new(1u8)), r(&shared)]);
+        let before = shared.strong_count();
+        assert!(catch_unwind(AssertUnwindSafe(|| enc.encode(&v))).is_err());
+        assert_eq!(shared.strong_count(), before);
+        let w = Value::array([r(&shared), r(&shared)]);
+        assert_eq!(
+            enc.encode(&w).unwrap(),
+            Encoder::new(opts).unwrap().encode(&w).unwrap()
+        );
+    }
+}
+
+// ------------------------------------------------- 7. FREEZE once per object
+
+#[test]
+fn freeze_runs_once_per_object_and_matches_perl() {
+    for policy in POLICIES {
+        let calls = Rc::new(Cell::new(0));
+        let mut enc = encoder(policy);
+        {
+            let calls = calls.clone();
+            enc.on_freeze("Frozen", move |o| {
+                calls.set(calls.get() + 1);
+                Ok(vec![o.as_hash().unwrap().get("v").cloned().unwrap()])
+            });
+        }
+        let f = hash(&[("v", int(5))]).blessed("Frozen");
+        let bytes = enc.encode(&Value::array([r(&f), r(&f), r(&f)])).unwrap();
+        assert_eq!(calls.get(), 1, "{policy:?}");
+        // OBJECT_FREEZE "Frozen" REFN ARRAY(tracked) 1 5, then REFP, REFP
+        assert_eq!(
+            &bytes[6..],
+            b"\x43\x32\x66Frozen\x28\xab\x01\x05\x29\x0b\x29\x0b",
+            "{policy:?}: {}",
+            hex(&bytes)
+        );
+        let perl = perl_bytes(
+            "sub Frozen::FREEZE { return ($_[0]{v}) } \
+             my $f = bless {v => 5}, 'Frozen'; print $enc->encode([$f, $f, $f]);",
+        );
+        assert_same_bytes(&bytes, perl, "[$f, $f, $f]");
+        let ff = frozen("Frozen", [int(5)]);
+        assert!(decode(&bytes) == Value::array([r(&ff), r(&ff), r(&ff)]));
+        let thawed = thaw_decoder(&["Frozen"]).decode(&bytes).unwrap();
+        let t = arr([int(5)]).blessed("Frozen");
+        assert!(thawed == Value::array([r(&t), r(&t), r(&t)]), "{thawed:?}");
+
+        // two objects of one class: OBJECTV_FREEZE for the second
+        calls.set(0);
+        let g = hash(&[("v", int(6))]).blessed("Frozen");
+        let h = hash(&[("v", int(7))]).blessed("Frozen");
+        let bytes = enc.encode(&Value::array([r(&g), r(&h), r(&g)])).unwrap();
+        assert_eq!(calls.get(), 2);
+        let perl = perl_bytes(
+            "sub Frozen::FREEZE { return ($_[0]{v}) } \
+             my $g = bless {v => 6}, 'Frozen'; my $h = bless {v => 7}, 'Frozen'; \
+             print $enc->encode([$g, $h, $g]);",
+        );
+        assert_same_bytes(&bytes, perl, "[$g, $h, $g]");
+        let fg = frozen("Frozen", [int(6)]);
+        let fh = frozen("Frozen", [int(7)]);
+        assert!(decode(&bytes) == Value::array([r(&fg), r(&fh), r(&fg)]));
+
+        // a new document calls FREEZE again
+        calls.set(0);
+        enc.encode(&Value::array([r(&f), r(&f)])).unwrap();
+        assert_eq!(calls.get(), 1);
+    }
+}
+
+/// A shared object met through arrays at several depths, and through the
+/// FREEZE result of another object.
+#[test]
+fn freeze_once_across_depths_and_results() {
+    for policy in POLICIES {
+        let calls: Rc<RefCell<HashMap<String, usize>>> = Rc::default();
+        let mut enc = encoder(policy);
+        for class in ["Leaf", "Holder"] {
+            let calls = calls.clone();
+            enc.on_freeze(class, move |o| {
+                *calls
+                    .borrow_mut()
+                    .entry(o.class().unwrap().to_string())
+                    .or_default() += 1;
+                Ok(o.as_array().unwrap().to_vec())
+            });
+        }
+        let leaf = arr([int(1)]).blessed("Leaf");
+        let holder = arr([r(&leaf), r(&leaf)]).blessed("Holder");
+        let root = Value::array([
+            r(&leaf),
+            Value::array([Value::array([r(&leaf)])]),
+            r(&holder),
+            r(&holder),
+        ]);
+        let bytes = enc.encode(&root).unwrap();
+        assert_eq!(calls.borrow()["Leaf"], 1, "{policy:?}");
+        assert_eq!(calls.borrow()["Holder"], 1, "{policy:?}");
+        let fl = frozen("Leaf", [int(1)]);
+        let fh = frozen("Holder", [r(&fl), r(&fl)]);
+        let expected = Value::array([
+            r(&fl),
+            Value::array([Value::array([r(&fl)])]),
+            r(&fh),
+            r(&fh),
+        ]);
+        assert!(decode(&bytes) == expected, "{policy:?}");
+    }
+}
+
+// ------------------------------- class names truncated by a REFP rewrite
+
+/// A FREEZE blesses `x`, already written (unblessed, tracked), into `Q`.
+/// Met again, `x` gets `OBJECT "Q"` — the first `Q` of the document, whose
+/// offset the encoder records — then turns out to be a repeat: the bytes
+/// are rewound to before the class and a REFP written. The recorded offset
+/// now points into the REFP, and the next object of class `Q` is written as
+/// `OBJECTV` to it: the document does not decode. (Perl's encoder 5.003
+/// writes the same bytes, and its decoder refuses them too.)
+#[test]
+fn regression_class_name_truncated_by_refp_after_freeze_rebless() {
+    for policy in POLICIES {
+        let x = arr([int(1)]);
+        let mut enc = encoder(policy);
+        {
+            let x = x.clone();
+            enc.on_freeze("P", move |_| {
+                x.bless("Q");
+                Ok(vec![int(1)])
+            });
+        }
+        let root = Value::array([
+            r(&x),
+            r(&hash(&[]).blessed("P")),
+            r(&x),
+            r(&arr([int(2)]).blessed("Q")),
+        ]);
+        let bytes = enc.encode(&root).unwrap();
+        let perl = perl_bytes(
+            "our $x = [1]; sub P::FREEZE { bless $x, 'Q'; return (1) } \
+             my @y = (bless([2], 'Q')); \
+             print $enc->encode([$x, bless({}, 'P'), $x, $y[0]]);",
+        );
+        if let Some(p) = &perl {
+            eprintln!("{policy:?}: ours {}\n      Perl's {}", hex(&bytes), hex(p));
+        }
+        let got = Decoder::default().decode(&bytes);
+        let x2 = arr([int(1)]);
+        let expected = Value::array([
+            r(&x2),
+            r(&frozen("P", [int(1)])),
+            r(&x2),
+            r(&arr([int(2)]).blessed("Q")),
+        ]);
+        match got {
+            Ok(g) => assert!(g == expected, "{policy:?}: {g:?}"),
+            Err(e) => panic!(
+                "{policy:?}: the encode succeeded with bytes that do not decode: {e}\n  {}",
+                hex(&bytes)
+            ),
+        }
+    }
+}
+
+/// The same without any callback: a blessed array met first as a slot
+/// (`Value::Alias`, written without its class) and then by reference.
+#[test]
+fn regression_class_name_truncated_by_refp_alias_then_ref() {
+    let x = arr([int(1)]).blessed("C");
+    let y = arr([int(2)]).blessed("C");
+    let root = Value::array([Value::Alias(x.clone()), r(&x), r(&y)]);
+    let bytes = sereal::encode(&root).unwrap();
+    match Decoder::default().decode(&bytes) {
+        Ok(g) => assert_eq!(
+            g.at(2).and_then(|v| v.as_ref().and_then(|n| n.class())),
+            Some(Key::from("C"))
+        ),
+        Err(e) => panic!(
+            "the encode succeeded with bytes that do not decode: {e}\n  {}",
+            hex(&bytes)
+        ),
+    }
+}
+
+// ----------------------------------------- 8. values Sereal cannot carry
+
+#[derive(Debug)]
+struct Gadget(#[allow(dead_code)] u32);
+
+/// `Foreign::type_name` and `Foreign::downcast_ref` act on the `Rc` that
+/// holds the data, not on the data: `impl<T: Any> Opaque for T` covers
+/// `Rc<dyn Opaque>` itself, and method lookup on `self.0` finds that impl
+/// before auto-deref reaches `dyn Opaque`. Every message that should name
+/// the type names `alloc::rc::Rc<dyn sereal::value::Opaque>`, and
+/// `downcast_ref` always returns `None` (so a stringify handler cannot look
+/// at the value it is given).
+#[test]
+fn regression_foreign_type_name_and_downcast_see_the_rc_not_the_value() {
+    let f = Foreign::new(Gadget(3));
+    let v = Value::array([Value::from(1), Value::Foreign(f.clone())]);
+    let err = sereal::encode(&v).unwrap_err();
+    let mut problems = Vec::new();
+    if !err.to_string().contains("Gadget") {
+        problems.push(format!("the default error does not name the type: {err}"));
+    }
+    if !f.type_name().contains("Gadget") {
+        problems.push(format!("type_name() = {}", f.type_name()));
+    }
+    if f.downcast_ref::<Gadget>().is_none() {
+        problems.push("downcast_ref::<Gadget>() = None".into());
+    }
+    let opts = EncoderOptions::new().undef_unknown(true).warn_unknown(true);
+    let mut enc = Encoder::new(opts).unwrap();
+    enc.encode(&v).unwrap();
+    let w = enc.take_warnings();
+    if !w.iter().all(|w| w.contains("Gadget")) {
+        problems.push(format!("warnings: {w:?}"));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn foreign_values_default_error() {
+    let f = Foreign::new(Gadget(3));
+    let v = Value::array([Value::from(1), Value::Foreign(f.clone())]);
+    let err = sereal::encode(&v).unwrap_err();
+    match err.kind() {
+        ErrorKind::Unsupported(m) => {
+            assert!(
+                m.contains(f.type_name()) && m.contains("undef_unknown"),
+                "{m}"
+            )
+        }
+        k => panic!("{k:?}"),
+    }
+    // with callbacks possible, the same error
+    for policy in POLICIES {
+        let mut enc = encoder(policy);
+        enc.on_freeze("X", |_| Ok(vec![]));
+        assert_eq!(enc.encode(&v).unwrap_err(), err);
+    }
+    let both = EncoderOptions::new()
+        .undef_unknown(true)
+        .stringify_unknown(true);
+    assert!(matches!(
+        Encoder::new(both).err().unwrap().kind(),
+        ErrorKind::BadOption(_)
+    ));
+}
+
+#[test]
+fn undef_unknown_and_warnings() {
+    let v = Value::array([
+        Value::Foreign(Foreign::new(Gadget(3))),
+        Value::from(1),
+        Value::Foreign(Foreign::new(2.5f32)),
+    ]);
+    let mut enc = Encoder::new(EncoderOptions::new().undef_unknown(true)).unwrap();
+    let bytes = enc.encode(&v).unwrap();
+    assert!(decode(&bytes) == Value::array([Value::Undef, Value::from(1), Value::Undef]));
+    assert!(enc.take_warnings().is_empty());
+
+    let opts = EncoderOptions::new().undef_unknown(true).warn_unknown(true);
+    let mut enc = Encoder::new(opts).unwrap();
+    enc.encode(&v).unwrap();
+    let w = enc.take_warnings();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w.iter()
+            .all(|w| w.contains("found a value of type") && w.contains("undefined")),
+        "{w:?}"
+    );
+    assert!(enc.take_warnings().is_empty());
+    // one warning per value met, per document
+    let one = Value::array([Value::Foreign(Foreign::new(Gadget(1))), r(&arr([]))]);
+    enc.encode(&one).unwrap();
+    assert_eq!(enc.take_warnings().len(), 1);
+}
+
+#[test]
+fn stringify_unknown_with_and_without_handler() {
+    for policy in POLICIES {
+        let v = Value::array([Value::Foreign(Foreign::new(Gadget(3))), Value::from(1)]);
+        let opts = EncoderOptions::new().stringify_unknown(true).policy(policy);
+        // no handler: the Debug form, `foreign(<type name>)`
+        let mut enc = Encoder::new(opts.clone()).unwrap();
+        let got = decode(&enc.encode(&v).unwrap());
+        let text = format!("{:?}", Foreign::new(Gadget(3)));
+        assert!(
+            got == Value::array([Value::from(text.as_str()), Value::from(1)]),
+            "{got:?}"
+        );
+        // a handler, called once per value
+        let calls = Rc::new(Cell::new(0));
+        let mut enc = Encoder::new(opts.clone().warn_unknown(true)).unwrap();
+        {
+            let calls = calls.clone();
+            enc.on_stringify(move |_| {
+                calls.set(calls.get() + 1);
+                Ok("gadget ✓".into())
+            });
+        }
+        let got = decode(&enc.encode(&v).unwrap());
+        assert!(got == Value::array([Value::from("gadget ✓"), Value::from(1)]));
+        assert_eq!(calls.get(), 1);
+        let w = enc.take_warnings();
+        assert!(w.len() == 1 && w[0].contains("stringified"), "{w:?}");
+        // a failing handler: a Callback error
+        let mut enc = Encoder::new(opts.clone()).unwrap();
+        enc.on_stringify(|_| Err(Error::new(ErrorKind::Invalid("no text".into()))));
+        let msg = expect_callback_error(enc.encode(&v), "stringify callback for a value of type");
+        assert!(msg.contains("no text"), "{msg}");
+    }
+}
+
+/// The stringify handler is a callback boundary like FREEZE.
+#[test]
+fn stringify_handler_changing_the_container_being_encoded() {
+    for policy in POLICIES {
+        for propagate in [true, false] {
+            let list = arr([Value::Foreign(Foreign::new(Gadget(3))), int(1)]);
+            let root = arr([r(&list)]);
+            let seen = Rc::new(RefCell::new(None));
+            let opts = EncoderOptions::new().stringify_unknown(true).policy(policy);
+            let mut enc = Encoder::new(opts).unwrap();
+            {
+                let (list, root, seen) = (list.clone(), root.clone(), seen.clone());
+                enc.on_stringify(move |_| {
+                    let a = list.array_mut().map(|mut a| a.clear());
+                    let b = root.array_mut().map(|mut a| a.push(2));
+                    *seen.borrow_mut() = Some((
+                        a.clone().map_err(|e| e.kind().clone()),
+                        b.clone().map_err(|e| e.kind().clone()),
+                    ));
+                    if propagate {
+                        a?;
+                        b?;
+                    }
+                    Ok("text".into())
+                });
+            }
+            let res = enc.encode(&r(&root));
+            if policy == CallbackPolicy::Guard {
+                assert_eq!(
+                    *seen.borrow(),
+                    Some((Err(ErrorKind::Locked), Err(ErrorKind::Locked)))
+                );
+                let msg = expect_callback_error(res, "stringify callback for a value of type");
+                assert_eq!(msg.contains("tried to change"), !propagate, "{msg}");
+                assert_eq!(list.as_array().unwrap().len(), 2);
+            } else {
+                assert_eq!(*seen.borrow(), Some((Ok(()), Ok(()))));
+                let got = decode(&res.unwrap());
+                assert!(got == Value::array([Value::array([Value::from("text"), int(1)])]));
+                assert!(r(&root) == Value::array([Value::array(Vec::<Value>::new()), int(2)]));
+            }
+        }
+    }
+}
+
+/// Freeze callbacks enabled, but no object of a class with a handler: the
+/// same bytes as without callbacks, under both policies.
+#[test]
+fn callbacks_possible_but_not_met_give_plain_bytes() {
+    let shared = arr([int(1), int(2)]);
+    let obj = hash(&[("k", int(1))]).blessed("NoHandler");
+    let weak_target = arr([int(3)]);
+    let v = Value::array([
+        r(&shared),
+        r(&obj),
+        r(&shared),
+        Value::weak(&weak_target),
+        r(&weak_target),
+        Value::hash([("k", 2)]),
+    ]);
+    let plain = sereal::encode(&v).unwrap();
+    for policy in POLICIES {
+        let mut enc = encoder(policy);
+        enc.on_freeze("Absent", |_| Ok(vec![]));
+        assert_eq!(enc.encode(&v).unwrap(), plain, "{policy:?}");
+        let mut enc =
+            Encoder::new(EncoderOptions::new().stringify_unknown(true).policy(policy)).unwrap();
+        enc.on_stringify(|_| Ok(String::new()));
+        assert_eq!(enc.encode(&v).unwrap(), plain, "{policy:?}");
+    }
+}
+
+// -------------------------------------------------- 9. property tests
+
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.next() % den < num
+    }
+}
+
+const CLASSES: [&str; 3] = ["Fa", "Fb", "Plain"];
+const FROZEN_CLASSES: [&str; 2] = ["Fa", "Fb"];
+const KEYS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
+
+fn is_frozen_class(n: &Ref) -> bool {
+    n.class()
+        .is_some_and(|c| FROZEN_CLASSES.iter().any(|f| c.as_bytes() == f.as_bytes()))
+}
+
+/// What the property handlers return for an object: its elements, or its
+/// hash flattened to key, value pairs; with `flat`, references become
+/// their position (so no callback can run below a FREEZE result).
+fn freeze_values(o: &Ref, flat: bool) -> Vec<Value> {
+    let vals: Vec<Value> = match &*o.try_body().expect("object readable") {
+        Body::Array(a) | Body::Frozen(a) => a.to_vec(),
+        Body::Hash(h) => h
+            .iter()
+            .flat_map(|(k, v)| [Value::bytes(k.as_bytes()), v.clone()])
+            .collect(),
+        Body::Scalar(v) => vec![v.clone()],
+        Body::Regexp(_) => vec![],
+    };
+    if !flat {
+        return vals;
+    }
+    vals.into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Ref(_) => Value::from(format!("ref{i}")),
+            v => v,
+        })
+        .collect()
+}
+
+/// A random graph: arrays and hashes, many blessed (most into the FREEZE
+/// classes), with forward and back edges (so sharing and cycles), scalars,
+/// repeated keys and strings.
+fn gen_graph(rng: &mut SplitMix) -> Vec<Ref> {
+    let n = 3 + rng.below(18);
+    let nodes: Vec<Ref> = (0..n)
+        .map(|_| {
+            if rng.chance(7, 10) {
+                arr([])
+            } else {
+                Ref::hash(Hash::new())
+            }
+        })
+        .collect();
+    for i in 0..n {
+        let k = rng.below(KEYS.len() + 1);
+        for key in KEYS.iter().take(k) {
+            let v = match rng.below(10) {
+                0..=2 => int(rng.below(100) as i64),
+                3 => Value::from(format!("s{}", rng.below(4))),
+                _ => {
+                    let t = if i + 1 < n && !rng.chance(1, 5) {
+                        i + 1 + rng.below(n - i - 1)
+                    } else {
+                        rng.below(n)
+                    };
+                    r(&nodes[t])
+                }
+            };
+            let is_array = matches!(&*nodes[i].body(), Body::Array(_));
+            if is_array {
+                nodes[i].array_mut().unwrap().push(v);
+            } else {
+                nodes[i].hash_mut().unwrap().insert(*key, v);
+            }
+        }
+        if i > 0 && rng.chance(1, 2) {
+            nodes[i].bless(CLASSES[rng.below(CLASSES.len())]);
+        }
+    }
+    nodes
+}
+
+/// An identity-preserving copy of what the encoder should write for the
+/// graph as it is now: objects of the FREEZE classes become frozen nodes of
+/// their FREEZE values.
+fn expected_copy(v: &Value, flat: bool, map: &mut HashMap<usize, Ref>) -> Value {
+    match v {
+        Value::Ref(n) => {
+            let a = body_addr(n);
+            if let Some(c) = map.get(&a) {
+                return r(c);
+            }
+            let c = Ref::scalar(Value::Undef);
+            if let Some(class) = n.class() {
+                c.bless(class);
+            }
+            map.insert(a, c.clone());
+            let body = if is_frozen_class(n) {
+                let vals = freeze_values(n, flat);
+                Body::Frozen(vals.iter().map(|x| expected_copy(x, flat, map)).collect())
+            } else {
+                let body = n.body().clone();
+                match body {
+                    Body::Array(x) => {
+                        Body::Array(x.iter().map(|x| expected_copy(x, flat, map)).collect())
+                    }
+                    Body::Hash(h) => Body::Hash(
+                        h.iter()
+                            .map(|(k, x)| (k.clone(), expected_copy(x, flat, map)))
+                            .collect(),
+                    ),
+                    other => other,
+                }
+            };
+            c.set(body).unwrap();
+            r(&c)
+        }
+        other => other.clone(),
+    }
+}
+
+/// The encoder's traversal of the graph as it is now: the step at which
+/// each node is first met, and the objects in the order FREEZE runs on them.
+#[derive(Default)]
+struct Sim {
+    entry: HashMap<usize, usize>,
+    freeze_order: Vec<usize>,
+}
+
+fn simulate(v: &Value, flat: bool, sim: &mut Sim) {
+    let Value::Ref(n) = v else { return };
+    let a = body_addr(n);
+    if sim.entry.contains_key(&a) {
+        return;
+    }
+    let step = sim.entry.len();
+    sim.entry.insert(a, step);
+    let children: Vec<Value> = if is_frozen_class(n) {
+        sim.freeze_order.push(a);
+        freeze_values(n, flat)
+    } else {
+        match &*n.body() {
+            Body::Array(x) => x.to_vec(),
+            Body::Hash(h) => h.values().cloned().collect(),
+            _ => vec![],
+        }
+    };
+    for c in &children {
+        simulate(c, flat, sim);
+    }
+}
+
+/// Equality ignoring sharing (bisimilarity): used to tell a lost sharing
+/// from any other difference.
+fn bisimilar(a: &Value, b: &Value, assumed: &mut HashSet<(usize, usize)>) -> bool {
+    match (a, b) {
+        (Value::Ref(x), Value::Ref(y)) => {
+            if !assumed.insert((body_addr(x), body_addr(y))) {
+                return true;
+            }
+            if x.class() != y.class() {
+                return false;
+            }
+            let (bx, by) = (x.body().clone(), y.body().clone());
+            match (&bx, &by) {
+                (Body::Array(p), Body::Array(q)) | (Body::Frozen(p), Body::Frozen(q)) => {
+                    p.len() == q.len()
+                        && p.iter()
+                            .zip(q.iter())
+                            .all(|(p, q)| bisimilar(p, q, assumed))
+                }
+                (Body::Hash(p), Body::Hash(q)) => {
+                    p.len() == q.len()
+                        && p.iter().all(|(k, pv)| {
+                            q.get_key(k).is_some_and(|qv| bisimilar(pv, qv, assumed))
+                        })
+                }
+                (Body::Scalar(p), Body::Scalar(q)) => bisimilar(p, q, assumed),
+                _ => false,
+            }
+        }
+        _ => a == b,
+    }
+}
+
+/// How a property run's handlers behave.
+#[derive(Clone, Copy, Debug)]
+struct PropertyMode {
+    policy: CallbackPolicy,
+    /// FREEZE results hold no references
+    flat: bool,
+    /// handlers may bless nodes (not only unbless them)
+    rebless: bool,
+    /// report each case on stderr before encoding it (for a child process)
+    trace: bool,
+}
+
+/// Shared state of one case's handlers.
+struct CaseState {
+    rng: SplitMix,
+    pool: Vec<Ref>,
+    sim: Sim,
+    flat: bool,
+    rebless: bool,
+    /// handlers only touch nodes the encoder has already met
+    safe: bool,
+    calls: usize,
+    frozen_seen: Vec<usize>,
+    /// the actual FREEZE order left the simulated one
+    desync: bool,
+    /// a successful change to a node before the encoder met it
+    touched_early: bool,
+    blessed: bool,
+    locked: usize,
+    mutations_ok: usize,
+}
+
+#[derive(Default, Debug)]
+struct Stats {
+    cases: usize,
+    ok: usize,
+    strict_checked: usize,
+    strict_checked_after_mutations: usize,
+    strict_mismatch: usize,
+    sharing_only_mismatch: usize,
+    freeze_twice: usize,
+    callback_errors: usize,
+    locked_cases: usize,
+    deliberate_panics: usize,
+    mutations_ok: usize,
+    failures: Vec<String>,
+}
+
+const DELIBERATE_ERR: &str = "deliberate handler error";
+
+fn property_handler(
+    state: Rc<RefCell<CaseState>>,
+) -> impl FnMut(&Ref) -> sereal::Result<Vec<Value>> + 'static {
+    move |o: &Ref| {
+        let mut st = state.borrow_mut();
+        let st = &mut *st;
+        let k = st.calls;
+        st.calls += 1;
+        let oa = body_addr(o);
+        if st.sim.freeze_order.get(k) != Some(&oa) {
+            st.desync = true;
+        }
+        st.frozen_seen.push(oa);
+        let moment = st.sim.entry.get(&oa).copied();
+        let vals = freeze_values(o, st.flat);
+        let ops = st.rng.below(6);
+        for _ in 0..ops {
+            let candidates: Vec<usize> = (0..st.pool.len())
+                .filter(|&i| {
+                    !st.safe || {
+                        let e = st.sim.entry.get(&body_addr(&st.pool[i])).copied();
+                        match (e, moment) {
+                            (None, _) => true,
+                            (Some(e), Some(m)) => e <= m,
+                            (Some(_), None) => false,
+                        }
+                    }
+                })
+                .collect();
+            if candidates.is_empty() {
+                break;
+            }
+            let idx = candidates[st.rng.below(candidates.len())];
+            let target = st.pool[idx].clone();
+            let is_array = matches!(&*target.try_body().unwrap(), Body::Array(_));
+            let op = st.rng.below(8);
+            let res: sereal::Result<()> = match op {
+                0 => {
+                    let v = if st.rng.chance(1, 2) {
+                        int(st.rng.below(50) as i64)
+                    } else {
+                        r(&st.pool[st.rng.below(st.pool.len())])
+                    };
+                    if is_array {
+                        target.array_mut().map(|mut a| a.push(v))
+                    } else {
+                        let key = KEYS[st.rng.below(KEYS.len())];
+                        target.hash_mut().map(|mut h| {
+                            h.insert(key, v);
+                        })
+                    }
+                }
+                1 | 2 => {
+                    if is_array {
+                        target.array_mut().map(|mut a| a.clear())
+                    } else {
+                        target.hash_mut().map(|mut h| h.clear())
+                    }
+                }
+                3 => {
+                    let v = r(&st.pool[st.rng.below(st.pool.len())]);
+                    if st.rng.chance(1, 2) {
+                        target.set(Body::Array([int(1), v].into_iter().collect()))
+                    } else {
+                        target.set(Body::Hash([("z", v)].into_iter().collect()))
+                    }
+                }
+                4 => {
+                    if is_array {
+                        target.array_mut().map(|mut a| {
+                            a.pop();
+                        })
+                    } else {
+                        let key = KEYS[st.rng.below(KEYS.len())];
+                        target.hash_mut().map(|mut h| {
+                            h.remove(key);
+                        })
+                    }
+                }
+                5 => {
+                    st.blessed = true;
+                    if !st.rebless || st.rng.chance(1, 3) {
+                        target.unbless();
+                    } else if st.safe {
+                        target.bless("Plain");
+                    } else {
+                        target.bless(CLASSES[st.rng.below(CLASSES.len())]);
+                    }
+                    Ok(())
+                }
+                _ => {
+                    // drop the handler's handle: not a change to the graph
+                    st.pool.swap_remove(idx);
+                    continue;
+                }
+            };
+            match res {
+                Ok(()) => {
+                    st.mutations_ok += 1;
+                    let e = st.sim.entry.get(&body_addr(&target)).copied();
+                    match (e, moment) {
+                        (Some(e), Some(m)) if e > m => st.touched_early = true,
+                        (Some(_), None) => st.touched_early = true,
+                        _ => {}
+                    }
+                }
+                Err(e) => {
+                    assert_eq!(e.kind(), &ErrorKind::Locked, "mutation error");
+                    st.locked += 1;
+                    if st.rng.chance(1, 2) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        if !st.safe && st.rng.chance(1, 40) {
+            return Err(Error::new(ErrorKind::Invalid(DELIBERATE_ERR.into())));
+        }
+        if !st.safe && st.rng.chance(1, 60) {
+            panic!("deliberate panic in a property FREEZE");
+        }
+        Ok(vals)
+    }
+}
+
+fn run_property(mode: PropertyMode, cases: usize, seed: u64) -> Stats {
+    quiet_deliberate_panics();
+    let policy = mode.policy;
+    let mut stats = Stats::default();
+    let mut enc = encoder(policy);
+    let sanity = {
+        let s = arr([int(1)]);
+        Value::array([
+            r(&s),
+            r(&s),
+            Value::hash([("a", 1)]),
+            Value::hash([("a", 2)]),
+        ])
+    };
+    let sanity_bytes = encoder(policy).encode(&sanity).unwrap();
+    let thaw = thaw_decoder(&FROZEN_CLASSES);
+    for case in 0..cases {
+        let case_seed = seed ^ (case as u64).wrapping_mul(0xA24B_AED4_963E_E407);
+        let mut rng = SplitMix(case_seed);
+        let nodes = gen_graph(&mut rng);
+        let root = r(&nodes[0]);
+        let pool: Vec<Ref> = nodes.iter().filter(|_| rng.chance(3, 5)).cloned().collect();
+        drop(nodes);
+        let mut sim = Sim::default();
+        simulate(&root, mode.flat, &mut sim);
+        let expected = expected_copy(&root, mode.flat, &mut HashMap::new());
+        let safe = rng.chance(1, 2);
+        let state = Rc::new(RefCell::new(CaseState {
+            rng: SplitMix(rng.next()),
+            pool,
+            sim,
+            flat: mode.flat,
+            rebless: mode.rebless,
+            safe,
+            calls: 0,
+            frozen_seen: Vec::new(),
+            desync: false,
+            touched_early: false,
+            blessed: false,
+            locked: 0,
+            mutations_ok: 0,
+        }));
+        for class in FROZEN_CLASSES {
+            enc.on_freeze(class, property_handler(state.clone()));
+        }
+        stats.cases += 1;
+        let what = format!("{mode:?} case {case} (seed {case_seed:#x}, safe={safe})");
+        if mode.trace {
+            eprintln!("running {what}");
+        }
+        let res = catch_unwind(AssertUnwindSafe(|| enc.encode(&root)));
+        let st = state.borrow();
+        stats.mutations_ok += st.mutations_ok;
+        if st.locked > 0 {
+            stats.locked_cases += 1;
+        }
+        let mut reuse_check = false;
+        match res {
+            Err(payload) => {
+                let text = panic_text(&*payload);
+                if text.starts_with("deliberate") {
+                    stats.deliberate_panics += 1;
+                } else {
+                    stats.failures.push(format!("{what}: panic: {text}"));
+                }
+                reuse_check = true;
+            }
+            Ok(Err(e)) => {
+                reuse_check = true;
+                match e.kind() {
+                    ErrorKind::Callback(m) if m.contains("'Fa'") || m.contains("'Fb'") => {
+                        stats.callback_errors += 1;
+                        let deliberate = m.contains(DELIBERATE_ERR);
+                        if !deliberate && (policy == CallbackPolicy::Snapshot || st.locked == 0) {
+                            stats.failures.push(format!("{what}: unexpected error {e}"));
+                        }
+                    }
+                    _ => stats.failures.push(format!("{what}: unexpected error {e}")),
+                }
+            }
+            Ok(Ok(bytes)) => {
+                stats.ok += 1;
+                if st.locked > 0 {
+                    stats.failures.push(format!(
+                        "{what}: a mutation refused as Locked, yet the encode succeeded"
+                    ));
+                }
+                let plain = Decoder::default().decode(&bytes);
+                let thawed = thaw.decode(&bytes);
+                match (&plain, &thawed) {
+                    (Ok(got), Ok(_)) => {
+                        if !st.desync && !st.touched_early {
+                            stats.strict_checked += 1;
+                            if st.mutations_ok > 0 {
+                                stats.strict_checked_after_mutations += 1;
+                            }
+                            if *got != expected {
+                                stats.strict_mismatch += 1;
+                                let sharing_only = bisimilar(got, &expected, &mut HashSet::new());
+                                if sharing_only {
+                                    stats.sharing_only_mismatch += 1;
+                                }
+                                if stats.strict_mismatch <= 3 {
+                                    eprintln!(
+                                        "{what}: decoded graph differs from the graph as entered \
+                                         (sharing only: {sharing_only})\n  decoded  {got:?}\n  expected {expected:?}"
+                                    );
+                                }
+                            }
+                        }
+                        let mut seen = HashSet::new();
+                        if !st.touched_early
+                            && !st.blessed
+                            && !st.frozen_seen.iter().all(|a| seen.insert(*a))
+                        {
+                            stats.freeze_twice += 1;
+                            if stats.freeze_twice <= 3 {
+                                eprintln!("{what}: FREEZE ran twice for one object");
+                            }
+                        }
+                    }
+                    _ => stats.failures.push(format!(
+                        "{what}: output does not decode: {:?} / {:?}; bytes {}",
+                        plain.as_ref().err(),
+                        thawed.as_ref().err(),
+                        hex(&bytes)
+                    )),
+                }
+                if let Ok(g) = plain {
+                    break_cycles(&[g]);
+                }
+                if let Ok(g) = thawed {
+                    break_cycles(&[g]);
+                }
+            }
+        }
+        let pool = st.pool.clone();
+        drop(st);
+        let mut all = vec![root, expected];
+        all.extend(pool.iter().map(r));
+        break_cycles(&all);
+        if reuse_check || case % 50 == 0 {
+            match enc.encode(&sanity) {
+                Ok(b) if b == sanity_bytes => {}
+                other => stats.failures.push(format!(
+                    "{what}: the encoder is not clean afterwards: {other:?}"
+                )),
+            }
+        }
+    }
+    eprintln!("{mode:?}: {stats:#?}");
+    stats
+}
+
+const PROPERTY_CASES: usize = 1000;
+const PROPERTY_SEED: u64 = 0xC411_BAC5_5EED_0009;
+
+/// Runs `mode` and checks every case: no panic but the deliberate ones, Ok
+/// bytes that decode (with and without THAW), errors only where allowed,
+/// and, where no handler changed a node before the encoder met it, the
+/// graph as entered (`sharing`: including its sharing).
+fn check_property(mode: PropertyMode, sharing: bool) {
+    let s = run_property(mode, PROPERTY_CASES, PROPERTY_SEED);
+    assert!(
+        s.failures.is_empty(),
+        "failures:\n{}",
+        s.failures.join("\n")
+    );
+    assert!(s.ok > 0 && s.strict_checked_after_mutations > 0, "{s:?}");
+    if mode.policy == CallbackPolicy::Guard {
+        assert!(s.locked_cases > 0, "{s:?}");
+    }
+    assert_eq!(
+        s.strict_mismatch - s.sharing_only_mismatch,
+        0,
+        "{mode:?}: decoded graphs differ from the graph as entered beyond sharing"
+    );
+    assert_eq!(
+        s.freeze_twice, 0,
+        "{mode:?}: FREEZE ran twice for one object"
+    );
+    if sharing {
+        assert_eq!(
+            s.sharing_only_mismatch, 0,
+            "{mode:?}: {} of {} checked cases lost sharing (see the regression_snapshot_* tests)",
+            s.sharing_only_mismatch, s.strict_checked
+        );
+    }
+}
+
+fn mode(policy: CallbackPolicy, flat: bool, rebless: bool, trace: bool) -> PropertyMode {
+    PropertyMode {
+        policy,
+        flat,
+        rebless,
+        trace,
+    }
+}
+
+/// Guard, FREEZE results without references (so no callback runs below a
+/// FREEZE result: see `regression_guard_*_below_freeze_values`), handlers that
+/// push, clear, replace, remove, unbless and drop handles.
+#[test]
+fn property_guard_flat_freeze_results() {
+    check_property(mode(CallbackPolicy::Guard, true, false, false), true);
+}
+
+/// Guard with FREEZE results holding references: in a child process, as
+/// it crashes on the current library.
+#[test]
+fn regression_property_guard_nested_freeze_results() {
+    assert_child_passes("child_property_guard_nested_freeze_results");
+}
+
+#[test]
+fn child_property_guard_nested_freeze_results() {
+    if in_child() {
+        check_property(mode(CallbackPolicy::Guard, false, false, true), true);
+    }
+}
+
+/// Snapshot: everything but sharing (lost sharing is the subject of
+/// `regression_property_snapshot_sharing`).
+#[test]
+fn property_snapshot_flat_freeze_results() {
+    check_property(mode(CallbackPolicy::Snapshot, true, false, false), false);
+}
+
+#[test]
+fn property_snapshot_nested_freeze_results() {
+    check_property(mode(CallbackPolicy::Snapshot, false, false, false), false);
+}
+
+/// Snapshot, sharing included: a handler that empties or replaces a
+/// container being written lowers the live reference counts of its later
+/// elements, and the encoder decides sharing by live counts.
+#[test]
+fn regression_property_snapshot_sharing() {
+    check_property(mode(CallbackPolicy::Snapshot, false, false, false), true);
+}
+
+/// Handlers that also bless nodes: a node written before is blessed into a
+/// class not written yet and met again, and later bytes point at a class
+/// name that was truncated (see `regression_class_name_truncated_by_refp_*`).
+#[test]
+fn regression_property_reblessing_handlers() {
+    let mut failures = Vec::new();
+    for policy in POLICIES {
+        let s = run_property(
+            mode(policy, true, true, false),
+            PROPERTY_CASES,
+            PROPERTY_SEED,
+        );
+        failures.extend(s.failures);
+    }
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+}
