@@ -1,0 +1,99 @@
+//! FREEZE/THAW options: the allow-list and its deny action, and the
+//! decoder's refuse_objects and no_bless_objects on OBJECT_FREEZE.
+
+use sereal::{
+    decode, Body, Decoder, DecoderOptions, Encoder, EncoderOptions, ErrorKind, Ref, Value,
+};
+
+fn point(x: i64) -> Value {
+    Value::Ref(Ref::hash([("x", x)].into_iter().collect()).blessed("Point"))
+}
+
+fn encoder(opts: EncoderOptions) -> Encoder {
+    let mut enc = Encoder::new(opts).unwrap();
+    enc.on_freeze("Point", |p| {
+        Ok(vec![p.as_hash().unwrap().get("x").cloned().unwrap()])
+    });
+    enc.on_freeze("Other", |_| Ok(vec![]));
+    enc
+}
+
+#[test]
+fn allow_list_admits_listed_classes_and_refuses_others() {
+    let doc = encoder(EncoderOptions::new().freeze_allow_classes(["Point"]))
+        .encode(&point(3))
+        .unwrap();
+    assert_eq!(doc[6], 0x32, "OBJECT_FREEZE");
+    let err = encoder(EncoderOptions::new().freeze_allow_classes(["Other"]))
+        .encode(&point(3))
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Callback(m) if m.contains("'Point'")),
+        "{err}"
+    );
+    // deny action 'serialize': written as a plain object
+    let opts = EncoderOptions::new()
+        .freeze_allow_classes(["Other"])
+        .freeze_deny_serialize(true);
+    let doc = encoder(opts).encode(&point(3)).unwrap();
+    assert_eq!(doc[6], 0x2c, "OBJECT");
+    assert_eq!(decode(&doc).unwrap(), point(3));
+}
+
+#[test]
+fn freeze_needs_the_option_and_excludes_no_bless_objects() {
+    // a handler without freeze_callbacks is not called
+    let doc = encoder(EncoderOptions::new()).encode(&point(1)).unwrap();
+    assert_eq!(doc[6], 0x2c, "OBJECT");
+    let err = Encoder::new(
+        EncoderOptions::new()
+            .freeze_callbacks(true)
+            .no_bless_objects(true),
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(err.kind(), ErrorKind::BadOption(_)), "{err}");
+    let err = Encoder::new(
+        EncoderOptions::new()
+            .undef_unknown(true)
+            .stringify_unknown(true),
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(err.kind(), ErrorKind::BadOption(_)), "{err}");
+}
+
+#[test]
+fn decoder_object_options_apply_to_frozen_objects() {
+    let doc = encoder(EncoderOptions::new().freeze_callbacks(true))
+        .encode(&point(5))
+        .unwrap();
+    let err = Decoder::new(DecoderOptions::new().refuse_objects(true))
+        .decode(&doc)
+        .unwrap_err();
+    assert!(err.to_string().contains("refuse_objects"), "{err}");
+    assert_eq!(err.offset(), Some(6));
+    // no_bless_objects: the FREEZE values as a plain array, no THAW
+    let mut dec = Decoder::new(DecoderOptions::new().no_bless_objects(true));
+    dec.on_thaw("Point", |_, _| {
+        panic!("THAW must not run with no_bless_objects")
+    });
+    assert_eq!(dec.decode(&doc).unwrap(), Value::array([5]));
+    // no handler: a Frozen body of class Point, which encodes back to the same bytes
+    let v = Decoder::default().decode(&doc).unwrap();
+    let node = v.as_ref().unwrap();
+    assert_eq!(node.class().unwrap().to_string(), "Point");
+    assert!(matches!(&*node.body(), Body::Frozen(a) if a.len() == 1));
+    assert_eq!(sereal::encode(&v).unwrap(), doc);
+    // a failing THAW is an error naming the class, at the object's offset
+    let mut dec = Decoder::default();
+    dec.on_thaw("Point", |_, _| {
+        Err(sereal::Error::new(ErrorKind::Invalid("bad point".into())))
+    });
+    let err = dec.decode(&doc).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("THAW callback of class 'Point' failed: bad point"),
+        "{err}"
+    );
+}
