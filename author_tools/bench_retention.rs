@@ -255,7 +255,7 @@ fn single(args: &Args) -> Result<bool, String> {
     println!("{}", if args.json { run.json() } else { run.line() });
     let mut ok = true;
     if args.verify {
-        ok &= compare::verify(&input, &out, args.protocol_version)?;
+        ok &= compare::verify(&input, &out, args.protocol_version, args.case == "frozen")?;
     }
     if let Some(max) = args.max_rss_kb {
         if run.peak_rss_kb > max {

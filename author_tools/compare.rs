@@ -1,7 +1,7 @@
 //! `bench_retention --compare`, `--verify` and `--baseline`.
 
 use super::{Args, Run};
-use sereal::{Decoder, Encoder, EncoderOptions, Value};
+use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -505,14 +505,50 @@ fn svg(results: &[CaseResult]) -> String {
     s + "</svg>\n"
 }
 
+/// What a document of the `frozen` case decodes to: its FREEZE keeps only
+/// `[id, name]`, and THAW (ours, and Perl's in `verify`) rebuilds `Rec`
+/// objects of those two fields.
+fn frozen_view(input: &Value) -> Value {
+    let recs = input.node().expect("frozen input is an array");
+    let items = recs.as_array().expect("frozen input is an array");
+    Value::array(items.iter().map(|r| {
+        let field = |k| r.get(k).unwrap_or_default();
+        Value::Ref(
+            Ref::hash(
+                [("id", field("id")), ("name", field("name"))]
+                    .into_iter()
+                    .collect(),
+            )
+            .blessed("Rec"),
+        )
+    }))
+}
+
 /// Decodes `out` and compares it with `input`; where Perl is installed, has
 /// Perl decode `out` and re-encode it canonically, and compares that with
-/// our canonical encoding of `input`.
-pub fn verify(input: &Value, out: &[u8], version: u8) -> Result<bool, String> {
-    let decoded = Decoder::default()
+/// our canonical encoding of `input`. For the `frozen` case both decoders
+/// THAW `Rec` objects from `[id, name]` and `input` is compared as such.
+pub fn verify(input: &Value, out: &[u8], version: u8, frozen: bool) -> Result<bool, String> {
+    let mut dec = Decoder::default();
+    dec.on_thaw("Rec", |class, vals| {
+        let pair = vals.into_iter().next().unwrap_or_default();
+        let (id, name) = (
+            pair.at(0).unwrap_or_default(),
+            pair.at(1).unwrap_or_default(),
+        );
+        Ok(Value::Ref(
+            Ref::hash([("id", id), ("name", name)].into_iter().collect()).blessed(class),
+        ))
+    });
+    let expected = if frozen {
+        frozen_view(input)
+    } else {
+        input.clone()
+    };
+    let decoded = dec
         .decode(out)
         .map_err(|e| format!("verify: decode: {e}"))?;
-    let mut ok = decoded == *input;
+    let mut ok = decoded == expected;
     eprintln!(
         "verify: decoded output equals the input: {}",
         if ok { "yes" } else { "NO" }
@@ -521,8 +557,10 @@ pub fn verify(input: &Value, out: &[u8], version: u8) -> Result<bool, String> {
         eprintln!("verify: Perl's Sereal is not installed; Perl check skipped");
         return Ok(ok);
     }
-    let script = "use Sereal::Decoder; use Sereal::Encoder; local $/; my $d = <STDIN>; \
-        binmode STDOUT; print Sereal::Encoder->new({canonical => 1, protocol_version => $ARGV[0]})\
+    let script = "use Sereal::Decoder; use Sereal::Encoder; \
+        sub Rec::THAW { my ($c, $s, $d) = @_; return bless {id => $d->[0], name => $d->[1]}, $c } \
+        local $/; my $d = <STDIN>; binmode STDOUT; \
+        print Sereal::Encoder->new({canonical => 1, protocol_version => $ARGV[0]})\
         ->encode(Sereal::Decoder->new->decode($d));";
     let mut child = Command::new("perl")
         .args(["-e", script, &version.to_string()])
@@ -544,7 +582,7 @@ pub fn verify(input: &Value, out: &[u8], version: u8) -> Result<bool, String> {
             .protocol_version(version)
             .canonical(true),
     )
-    .and_then(|mut e| e.encode(input))
+    .and_then(|mut e| e.encode(&expected))
     .map_err(|e| e.to_string())?;
     let same = result.status.success() && result.stdout == ours;
     eprintln!(
