@@ -132,16 +132,18 @@ pub(crate) struct Inflate {
 }
 
 impl Inflate {
-    fn too_big(&self, n: u64) -> Error {
-        Error::new(ErrorKind::LimitExceeded(format!(
+    fn too_big(&self, n: u64, at: usize) -> Error {
+        let m = format!(
             "uncompressed body of {n} bytes exceeds max_uncompressed_size ({})",
             self.max_size
-        )))
+        );
+        Error::at(ErrorKind::LimitExceeded(m), at)
     }
 
     /// Decompresses a body of document type `doc_type` from `data` (which
-    /// starts right after the header). Errors carry offsets into `data`.
-    pub(crate) fn body(&self, doc_type: u8, data: &[u8]) -> Result<Vec<u8>> {
+    /// starts right after the header): the body, and the bytes of `data` its
+    /// frame took. Errors carry offsets into `data`.
+    pub(crate) fn body(&self, doc_type: u8, data: &[u8]) -> Result<(Vec<u8>, usize)> {
         let trunc = || Error::at(ErrorKind::Truncated, data.len());
         let varint_at = |pos: usize| {
             protocol::read_varint(&data[pos.min(data.len())..])
@@ -151,14 +153,14 @@ impl Inflate {
             Error::at(ErrorKind::Decompression(e.to_string()), pos)
         };
         match doc_type {
-            protocol::TYPE_SNAPPY_LEGACY => self.snappy(data, 0),
+            protocol::TYPE_SNAPPY_LEGACY => Ok((self.snappy(data, 0)?, data.len())),
             TYPE_SNAPPY => {
                 let (len, n) = varint_at(0)?;
                 let end = n
                     .checked_add(len as usize)
                     .filter(|&e| e <= data.len())
                     .ok_or_else(trunc)?;
-                self.snappy(&data[n..end], n)
+                Ok((self.snappy(&data[n..end], n)?, end))
             }
             TYPE_ZLIB => {
                 let (ulen, n1) = varint_at(0)?;
@@ -169,7 +171,19 @@ impl Inflate {
                     .filter(|&e| e <= data.len())
                     .ok_or_else(trunc)?;
                 if ulen > self.max_size as u64 {
-                    return Err(self.too_big(ulen).shifted(0, false));
+                    return Err(self.too_big(ulen, 0));
+                }
+                // Deflate expands at most about 1032 to 1: a claim beyond
+                // that is a lie the input cannot back, refused before any
+                // allocation.
+                if ulen > (end - start) as u64 * 1100 + 1024 {
+                    return Err(bad(
+                        0,
+                        &format!(
+                            "a zlib body of {} bytes cannot hold {ulen} bytes",
+                            end - start
+                        ),
+                    ));
                 }
                 let mut out = Vec::with_capacity(ulen as usize);
                 let mut z = flate2::read::ZlibDecoder::new(&data[start..end]).take(ulen + 1);
@@ -180,7 +194,7 @@ impl Inflate {
                         &format!("zlib body is {} bytes, header says {ulen}", out.len()),
                     ));
                 }
-                Ok(out)
+                Ok((out, end))
             }
             TYPE_ZSTD => {
                 let (clen, n) = varint_at(0)?;
@@ -189,18 +203,23 @@ impl Inflate {
                     .filter(|&e| e <= data.len())
                     .ok_or_else(trunc)?;
                 let frame = &data[n..end];
+                let limit = self.max_size as u64;
+                if let Ok(Some(declared)) = zstd::zstd_safe::get_frame_content_size(frame) {
+                    if declared > limit {
+                        return Err(self.too_big(declared, n));
+                    }
+                }
                 let mut out = Vec::new();
                 let mut z =
                     zstd::stream::read::Decoder::with_buffer(frame).map_err(|e| bad(n, &e))?;
-                let limit = self.max_size as u64;
                 (&mut z)
                     .take(limit + 1)
                     .read_to_end(&mut out)
                     .map_err(|e| bad(n, &e))?;
                 if out.len() as u64 > limit {
-                    return Err(self.too_big(out.len() as u64));
+                    return Err(self.too_big(out.len() as u64, n));
                 }
-                Ok(out)
+                Ok((out, end))
             }
             t => Err(Error::at(ErrorKind::BadDocumentType(t), 0)),
         }
@@ -210,7 +229,18 @@ impl Inflate {
         let len = snap::raw::decompress_len(blob)
             .map_err(|e| Error::at(ErrorKind::Decompression(e.to_string()), at))?;
         if len > self.max_size {
-            return Err(self.too_big(len as u64));
+            return Err(self.too_big(len as u64, at));
+        }
+        // A Snappy element of at most 5 bytes yields at most 64: a preamble
+        // claiming more than that ratio allows is refused before allocating.
+        if len > blob.len().saturating_mul(64) + 64 {
+            return Err(Error::at(
+                ErrorKind::Decompression(format!(
+                    "a Snappy body of {} bytes cannot hold {len} bytes",
+                    blob.len()
+                )),
+                at,
+            ));
         }
         snap::raw::Decoder::new()
             .decompress_vec(blob)

@@ -6,11 +6,19 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
+use std::borrow::Cow;
 use std::ops::Range;
 use std::rc::Rc;
 
 /// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`
 /// options. A limit of 0 means no limit.
+///
+/// Whatever the limits, the decoder never allocates for a count or length
+/// the rest of the input cannot back (every array element, hash entry and
+/// string byte must be present), never recurses past
+/// `max_recursion_depth`, and never inflates past `max_uncompressed_size`;
+/// so the count and length limits default to none, and are there to bound
+/// what a legitimate-looking document may hold.
 ///
 /// ```
 /// use sereal::{Decoder, DecoderOptions};
@@ -33,13 +41,15 @@ pub struct DecoderOptions {
     pub validate_utf8: bool,
     /// Maximum nesting depth (default 10000, as Perl).
     pub max_recursion_depth: usize,
-    /// Maximum entries in one hash.
+    /// Maximum entries in one hash (default: none).
     pub max_num_hash_entries: usize,
-    /// Maximum elements in one array.
+    /// Maximum elements in one array (default: none).
     pub max_num_array_entries: usize,
-    /// Maximum length of one string, in bytes.
+    /// Maximum length of one string, in bytes (default: none).
     pub max_string_length: usize,
-    /// Maximum size of a decompressed body (default 1 GiB).
+    /// Maximum size of a decompressed body (default 256 MiB). A zlib or
+    /// Snappy header claiming more, a zstd frame declaring more, or a zstd
+    /// body producing more, is refused before the memory is taken.
     pub max_uncompressed_size: usize,
 }
 
@@ -56,7 +66,7 @@ impl Default for DecoderOptions {
             max_num_hash_entries: 0,
             max_num_array_entries: 0,
             max_string_length: 0,
-            max_uncompressed_size: 1 << 30,
+            max_uncompressed_size: 256 << 20,
         }
     }
 }
@@ -304,7 +314,18 @@ impl Decoder {
         &self,
         input: &'a [u8],
         header: &Header,
-    ) -> Result<(std::borrow::Cow<'a, [u8]>, usize)> {
+    ) -> Result<(Cow<'a, [u8]>, usize)> {
+        self.frame(input, header)
+            .map(|(body, shift, _)| (body, shift))
+    }
+
+    /// The body bytes, their offset shift, and for a compressed body the
+    /// input offset where its frame ends (a raw body ends where its value does).
+    fn frame<'a>(
+        &self,
+        input: &'a [u8],
+        header: &Header,
+    ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
         let o = &self.opts;
         let refused = match header.compression {
             Compression::Snappy => o.refuse_snappy,
@@ -313,49 +334,140 @@ impl Decoder {
             Compression::None => false,
         };
         if refused {
-            return Err(Error::at(
-                ErrorKind::Invalid(format!(
-                    "{:?} compressed documents are refused",
-                    header.compression
-                )),
-                4,
-            ));
+            let m = format!("{:?} compressed documents are refused", header.compression);
+            return Err(Error::at(ErrorKind::Invalid(m), 4));
         }
         // Protocol 1 offsets count from the start of the document.
         let shift = if header.version == 1 { header.len } else { 1 };
         let data = &input[header.len..];
         if header.compression == Compression::None {
-            return Ok((std::borrow::Cow::Borrowed(data), shift));
+            return Ok((Cow::Borrowed(data), shift, None));
         }
         let doc_type = if header.legacy_snappy {
             protocol::TYPE_SNAPPY_LEGACY
         } else {
             header.compression.doc_type()
         };
-        let inflate = Inflate {
-            max_size: if o.max_uncompressed_size == 0 {
-                usize::MAX
-            } else {
-                o.max_uncompressed_size
-            },
+        let max_size = if o.max_uncompressed_size == 0 {
+            usize::MAX
+        } else {
+            o.max_uncompressed_size
         };
-        let body = inflate
+        let (body, used) = Inflate { max_size }
             .body(doc_type, data)
             .map_err(|e| e.shifted(header.len, false))?;
-        Ok((std::borrow::Cow::Owned(body), shift))
+        Ok((Cow::Owned(body), shift, Some(header.len + used)))
+    }
+
+    /// Decodes the document at the start of `input`, which may be followed
+    /// by more data: returns its body and the number of bytes it took.
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut stream = encode(&Value::from(1)).unwrap();
+    /// stream.extend(encode(&Value::from("two")).unwrap());
+    /// let (first, used) = Decoder::default().decode_prefix(&stream).unwrap();
+    /// assert_eq!(first, Value::from(1));
+    /// assert_eq!(Decoder::default().decode(&stream[used..]).unwrap(), Value::from("two"));
+    /// ```
+    pub fn decode_prefix(&self, input: &[u8]) -> Result<(Value, usize)> {
+        let header = Header::parse(input)?;
+        self.body_prefix(input, &header)
+    }
+
+    /// The documents of a stream of concatenated documents, in turn (Perl's
+    /// `incremental` option). A document that fails (a truncated last one,
+    /// say) yields its error, with its offset in the stream, and ends the
+    /// iteration.
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, ErrorKind, Value};
+    /// let mut stream = encode(&Value::from(1)).unwrap();
+    /// stream.extend(encode(&Value::array([2, 3])).unwrap());
+    /// stream.extend(&encode(&Value::from("cut")).unwrap()[..8]);
+    /// let docs: Vec<_> = Decoder::default().documents(&stream).collect();
+    /// assert_eq!(docs.len(), 3);
+    /// assert_eq!(docs[1].as_ref().unwrap(), &Value::array([2, 3]));
+    /// assert_eq!(docs[2].as_ref().unwrap_err().kind(), &ErrorKind::Truncated);
+    /// ```
+    pub fn documents<'d, 'a>(&'d self, input: &'a [u8]) -> Documents<'d, 'a> {
+        Documents {
+            dec: self,
+            input,
+            pos: 0,
+            done: false,
+        }
+    }
+
+    fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Value, usize)> {
+        let (body, shift, end) = self.frame(input, header)?;
+        let reader = Reader::new(&body, shift, self);
+        match end {
+            None => {
+                let (v, used) = reader
+                    .value_prefix()
+                    .map_err(|e| e.shifted(header.len, false))?;
+                Ok((v, header.len + used))
+            }
+            Some(end) => Ok((reader.document().map_err(|e| e.shifted(0, true))?, end)),
+        }
     }
 
     fn body(&self, input: &[u8], header: &Header) -> Result<Value> {
-        let (body, shift) = self.body_bytes(input, header)?;
-        let compressed = header.compression != Compression::None;
-        Reader::new(&body, shift, self).document().map_err(|e| {
-            if compressed {
-                e.shifted(0, true)
-            } else {
-                e.shifted(header.len, false)
-            }
-        })
+        let (v, end) = self.body_prefix(input, header)?;
+        if end != input.len() {
+            return Err(Error::at(ErrorKind::TrailingData, end));
+        }
+        Ok(v)
     }
+}
+
+/// An iterator over the documents of a stream: see [`Decoder::documents`].
+pub struct Documents<'d, 'a> {
+    dec: &'d Decoder,
+    input: &'a [u8],
+    pos: usize,
+    done: bool,
+}
+
+impl Documents<'_, '_> {
+    /// The stream offset of the next document.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Iterator for Documents<'_, '_> {
+    type Item = Result<Value>;
+
+    fn next(&mut self) -> Option<Result<Value>> {
+        if self.done || self.pos >= self.input.len() {
+            return None;
+        }
+        match self.dec.decode_prefix(&self.input[self.pos..]) {
+            Ok((v, used)) => {
+                self.pos += used;
+                Some(Ok(v))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e.shifted(self.pos, false)))
+            }
+        }
+    }
+}
+
+/// Whether `input` starts like a Sereal document: a valid header (magic
+/// string, protocol version 1 to 5, document type, header suffix) and a
+/// body. Perl's `looks_like_sereal`.
+///
+/// ```
+/// assert!(sereal::decoder::looks_like_sereal(&sereal::encode(&sereal::Value::Undef).unwrap()));
+/// assert!(!sereal::decoder::looks_like_sereal(b"{\"json\": 1}"));
+/// assert!(!sereal::decoder::looks_like_sereal(b"=\xC3\xB3rl\x05\x00\x01"));
+/// ```
+pub fn looks_like_sereal(input: &[u8]) -> bool {
+    Header::parse(input).is_ok_and(|h| h.len < input.len())
 }
 
 /// Reads one body. Errors carry offsets into `buf`.
@@ -395,12 +507,20 @@ impl<'a, 'o> Reader<'a, 'o> {
         }
     }
 
-    fn document(mut self) -> Result<Value> {
-        let v = self.read_value()?;
-        if self.pos != self.buf.len() {
-            return Err(self.err(ErrorKind::TrailingData));
+    /// The whole buffer as one value.
+    fn document(self) -> Result<Value> {
+        let len = self.buf.len();
+        let (v, used) = self.value_prefix()?;
+        if used != len {
+            return Err(Error::at(ErrorKind::TrailingData, used));
         }
         Ok(v)
+    }
+
+    /// The value at the start of the buffer, and the bytes it took.
+    fn value_prefix(mut self) -> Result<(Value, usize)> {
+        let v = self.read_value()?;
+        Ok((v, self.pos))
     }
 
     fn err(&self, kind: ErrorKind) -> Error {

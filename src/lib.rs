@@ -24,7 +24,7 @@ pub mod protocol;
 pub mod value;
 
 pub use compress::Compression;
-pub use decoder::{decode, Decoder, DecoderOptions, Header};
+pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents, Header};
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
 pub use value::{Array, Body, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
