@@ -46,6 +46,10 @@ pub struct Args {
     /// writing, plus a memcpy of the output size.
     #[arg(long)]
     floor: bool,
+    /// Measure the decoder instead: decode the encoded input K times (the
+    /// line's bytes and checksum are still the document's).
+    #[arg(long)]
+    decode: bool,
     /// Decode the output and check it equals the input; where Perl's Sereal
     /// is installed, check Perl decodes it to the same structure too.
     #[arg(long)]
@@ -218,6 +222,12 @@ fn measure(args: &Args, input: &Value) -> Result<(Run, Vec<u8>), String> {
             times.push(t0.elapsed().as_secs_f64() * 1e3);
             std::hint::black_box((visited, &copy));
             assert_eq!(copy.len(), size);
+        } else if args.decode {
+            let dec = sereal::Decoder::default();
+            let t0 = Instant::now();
+            let v = dec.decode(&out).map_err(|e| e.to_string())?;
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            drop(std::hint::black_box(v));
         } else {
             let t0 = Instant::now();
             let o = enc.encode(input).map_err(|e| e.to_string())?;

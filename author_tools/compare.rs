@@ -379,6 +379,8 @@ fn print_table(results: &[CaseResult], args: &Args, rng: &mut Lcg) {
 fn svg(results: &[CaseResult]) -> String {
     let impls = [
         (Impl::Sereal, "#2b6cb0"),
+        (Impl::Guard, "#38a169"),
+        (Impl::Snapshot, "#d69e2e"),
         (Impl::Perl, "#c05621"),
         (Impl::Floor, "#718096"),
     ];
@@ -388,7 +390,7 @@ fn svg(results: &[CaseResult]) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-        2.0 * panel_h + 2.0 * top + 40.0
+        2.0 * panel_h + 2.0 * top + 60.0
     );
     let value = |r: &CaseResult, imp: Impl, rss: bool| -> Option<f64> {
         if imp == Impl::Floor {
@@ -492,7 +494,7 @@ fn svg(results: &[CaseResult]) -> String {
             );
         }
     }
-    let ly = 2.0 * panel_h + 2.0 * top + 25.0;
+    let ly = 2.0 * panel_h + 2.0 * top + 45.0;
     for (k, &(imp, color)) in impls.iter().enumerate() {
         let x = 70.0 + k as f64 * 110.0;
         s += &format!(
