@@ -416,6 +416,7 @@ impl Decoder {
     fn body(&self, input: &[u8], header: &Header) -> Result<Value> {
         let (v, end) = self.body_prefix(input, header)?;
         if end != input.len() {
+            v.dismantle();
             return Err(Error::at(ErrorKind::TrailingData, end));
         }
         Ok(v)
@@ -512,15 +513,24 @@ impl<'a, 'o> Reader<'a, 'o> {
         let len = self.buf.len();
         let (v, used) = self.value_prefix()?;
         if used != len {
+            v.dismantle();
             return Err(Error::at(ErrorKind::TrailingData, used));
         }
         Ok(v)
     }
 
-    /// The value at the start of the buffer, and the bytes it took.
+    /// The value at the start of the buffer, and the bytes it took. On
+    /// error the nodes built so far are dismantled: they may form cycles.
     fn value_prefix(mut self) -> Result<(Value, usize)> {
-        let v = self.read_value()?;
-        Ok((v, self.pos))
+        match self.read_value() {
+            Ok(v) => Ok((v, self.pos)),
+            Err(e) => {
+                for node in self.tracked.values() {
+                    Value::Ref(node.clone()).dismantle();
+                }
+                Err(e)
+            }
+        }
     }
 
     fn err(&self, kind: ErrorKind) -> Error {

@@ -8,7 +8,8 @@ use hashbrown::HashMap;
 /// Nodes are matched one to one: if a node of the left graph was matched
 /// with a node of the right one, every later meeting of either must meet the
 /// other. Hashes compare as maps (order ignored). Scalars compare by meaning:
-/// the two undefs are equal, so are a boolean and Perl's immortal of the same
+/// the two undefs are equal, and equal a weak reference whose node is gone,
+/// so are a boolean and Perl's immortal of the same
 /// truth, a boolean and the scalar Perl writes for it before protocol 5
 /// (true and `1`, false and the empty byte string), integers of either signedness with the same value, and floats of
 /// either width with the same value (NaN equals NaN). String kinds (bytes or
@@ -29,6 +30,10 @@ impl GraphEq {
                 (None, None) => true,
                 _ => false,
             },
+            // A weak reference whose node is gone is undef (and is written so).
+            (Weak(w), other) | (other, Weak(w)) if w.upgrade().is_none() => {
+                matches!(other, Undef | CanonicalUndef)
+            }
             (Alias(x), other) => scalar_of(x).is_some_and(|v| self.values(&v, other)),
             (other, Alias(y)) => scalar_of(y).is_some_and(|v| self.values(other, &v)),
             (Foreign(x), Foreign(y)) => x.ptr_eq(y),

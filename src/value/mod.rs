@@ -591,6 +591,38 @@ impl Value {
         }
     }
 
+    /// Empties every node reachable from this value, without recursion, so
+    /// that reference cycles among them are freed once the last outside
+    /// handles go. Decoded documents may hold strong cycles (a hash that
+    /// refers to itself, say), which `Rc` cannot free on its own: call this
+    /// when done with such a graph. Nodes borrowed at the time are skipped.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let a = Ref::array(vec![]);
+    /// a.array_mut().unwrap().push(Value::from(&a)); // a cycle
+    /// let weak = a.downgrade();
+    /// let v = Value::from(a);
+    /// v.dismantle();
+    /// drop(v);
+    /// assert!(weak.upgrade().is_none());
+    /// ```
+    pub fn dismantle(&self) {
+        let mut stack = vec![self.clone()];
+        while let Some(v) = stack.pop() {
+            let Some(node) = v.node() else { continue };
+            let Ok(mut body) = node.body_mut() else {
+                continue;
+            };
+            match &mut *body {
+                Body::Scalar(x) => stack.push(x.take()),
+                Body::Array(a) | Body::Frozen(a) => stack.extend(a.drain(..)),
+                Body::Hash(h) => stack.extend(std::mem::take(h).into_iter().map(|(_, v)| v)),
+                Body::Regexp(_) => {}
+            }
+        }
+    }
+
     /// Takes the value out, leaving `Undef`.
     pub fn take(&mut self) -> Value {
         std::mem::take(self)

@@ -1,0 +1,19 @@
+#!/usr/bin/env python3
+"""Writes the conformance corpus documents (srl and canon of every profile)
+as seed files for the fuzz targets: fuzz/corpus/<target>/<profile>-<id>-<kind>."""
+import base64, json, os, subprocess, sys
+root = os.path.dirname(os.path.abspath(__file__))
+src = os.path.join(root, "..", "tests", "corpus", "perl-sereal-5.003")
+for target in sys.argv[1:] or ["decode", "roundtrip"]:
+    out = os.path.join(root, "corpus", target)
+    os.makedirs(out, exist_ok=True)
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".jsonl.zst"):
+            continue
+        text = subprocess.run(["zstd", "-dc", os.path.join(src, name)], check=True, capture_output=True).stdout
+        for line in text.decode().splitlines():
+            rec = json.loads(line)
+            for kind in ("srl", "canon"):
+                if rec.get(kind):
+                    with open(os.path.join(out, f"{rec['profile']}-{rec['id']}-{kind}"), "wb") as f:
+                        f.write(base64.b64decode(rec[kind]))

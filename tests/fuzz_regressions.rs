@@ -1,0 +1,38 @@
+//! Inputs the fuzz targets (fuzz/) found, kept as regression tests.
+
+use sereal::{decode, encode, Decoder, ErrorKind};
+
+#[global_allocator]
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+/// A self-referencing array followed by trailing bytes: the decode fails
+/// after the cycle is built, and the cycle must not leak.
+const CYCLE_THEN_TRAILING: &[u8] =
+    b"=\xF3rl\x05\x00\x28\xab\x02\x3f\x28\x29\x02\x00\x00\x00\x0f\x01";
+
+/// A weak reference whose target only it holds: decoded, the target is gone
+/// (Perl's decoder frees it too), so it encodes as undef, and the re-decoded
+/// graph must equal the first.
+const WEAK_TO_NOTHING: &[u8] =
+    b"=\xF3rl\x05\x00\x28\x28\x43\x28\x63\x30\x5d\x65\x30\x28\x63\x30\x65\x31\x28\x63\x31\x65\x33";
+
+#[test]
+fn fuzz_findings() {
+    let _profiler = dhat::Profiler::builder().testing().build();
+
+    let before = dhat::HeapStats::get();
+    let err = decode(CYCLE_THEN_TRAILING).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::TrailingData);
+    let after = dhat::HeapStats::get();
+    assert_eq!(
+        after.curr_blocks, before.curr_blocks,
+        "a failed decode leaked its nodes"
+    );
+    assert_eq!(after.curr_bytes, before.curr_bytes);
+
+    let v = decode(WEAK_TO_NOTHING).unwrap();
+    let again = Decoder::default().decode(&encode(&v).unwrap()).unwrap();
+    assert!(again == v, "{again:?} != {v:?}");
+    assert_eq!(format!("{v:?}"), r#"\\[\"0]e", weak(gone), \"1e3"]"#);
+    assert_eq!(format!("{again:?}"), r#"\\[\"0]e", undef, \"1e3"]"#);
+}
