@@ -110,27 +110,7 @@ fn body_addr(node: &Ref) -> usize {
 
 /// Empties every node reachable from `roots` so cyclic graphs are freed.
 fn break_cycles(roots: &[Value]) {
-    let mut seen = HashSet::new();
-    let mut nodes = Vec::new();
-    let mut stack: Vec<Value> = roots.to_vec();
-    while let Some(v) = stack.pop() {
-        let Some(n) = v.node() else { continue };
-        let Ok(b) = n.try_body() else { continue };
-        if !seen.insert(&*b as *const Body as usize) {
-            continue;
-        }
-        match &*b {
-            Body::Scalar(x) => stack.push(x.clone()),
-            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
-            Body::Hash(h) => stack.extend(h.values().cloned()),
-            Body::Regexp(_) => {}
-        }
-        drop(b);
-        nodes.push(n);
-    }
-    for n in nodes {
-        let _ = n.set(Body::Scalar(Value::Undef));
-    }
+    roots.iter().for_each(Value::dismantle);
 }
 
 /// Silences the panic messages of deliberately panicking callbacks (their

@@ -17,7 +17,6 @@
 //! directions; `SEREAL_ORACLE_CASE=<case seed>` reruns one forward case.
 
 use sereal::{Body, Decoder, Encoder, EncoderOptions, Hash, Key, Ref, Value};
-use std::collections::HashSet;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::process::{Child, Command, Stdio};
 
@@ -158,33 +157,6 @@ fn encode(value: &Value, version: u8) -> Result<Vec<u8>, String> {
     Encoder::new(canonical(version))
         .and_then(|mut e| e.encode(value))
         .map_err(|e| format!("encode error: {e}"))
-}
-
-/// Empties every node reachable from `root`, so cyclic graphs are freed.
-fn break_cycles(root: &Value) {
-    let mut stack = vec![root.clone()];
-    let mut seen = HashSet::new();
-    let mut nodes = Vec::new();
-    while let Some(v) = stack.pop() {
-        let Some(node) = v.node() else { continue };
-        let Ok(body) = node.try_body() else { continue };
-        if !seen.insert(&*body as *const Body as usize) {
-            continue;
-        }
-        match &*body {
-            Body::Scalar(v) => stack.push(v.clone()),
-            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
-            Body::Hash(h) => stack.extend(h.values().cloned()),
-            Body::Regexp(_) => {}
-        }
-        drop(body);
-        nodes.push(node);
-    }
-    for node in &nodes {
-        if let Ok(mut b) = node.body_mut() {
-            *b = Body::Scalar(Value::Undef);
-        }
-    }
 }
 
 /// A new, empty array node.
@@ -527,7 +499,7 @@ fn perl_oracle_forward() {
             Ok(ours) => ours,
             Err(e) => {
                 fails.report(&format!("{what}: {e}"), &format!("  graph: {root:?}"));
-                break_cycles(&root);
+                root.dismantle();
                 continue;
             }
         };
@@ -543,7 +515,7 @@ fn perl_oracle_forward() {
                         ),
                     );
                 }
-                break_cycles(&back);
+                back.dismantle();
             }
             Err(e) => fails.report(
                 &format!("{what}: our decoder rejects our own document: {e}"),
@@ -619,7 +591,7 @@ fn perl_oracle_forward() {
     let status = child.wait().unwrap();
     assert!(status.success(), "Perl oracle exited with {status}");
     for case in &cases {
-        break_cycles(&case.root);
+        case.root.dismantle();
     }
 
     eprintln!(
@@ -689,7 +661,7 @@ fn perl_oracle_reverse() {
             Ok(v) => v,
             Err(e) => {
                 fails.report(&format!("{what}: decode(canon): {e}"), &detail);
-                break_cycles(&from_srl);
+                from_srl.dismantle();
                 continue;
             }
         };
@@ -725,8 +697,8 @@ fn perl_oracle_reverse() {
             detail.push_str(&format!("\n  decode(srl): {from_srl:?}"));
             fails.report(&format!("{what}: {}", problems.join("; ")), &detail);
         }
-        break_cycles(&from_srl);
-        break_cycles(&from_canon);
+        from_srl.dismantle();
+        from_canon.dismantle();
     }
     let status = child.wait().unwrap();
     assert!(status.success(), "Perl oracle exited with {status}");
