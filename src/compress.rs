@@ -146,8 +146,20 @@ impl Inflate {
     pub(crate) fn body(&self, doc_type: u8, data: &[u8]) -> Result<(Vec<u8>, usize)> {
         let trunc = || Error::at(ErrorKind::Truncated, data.len());
         let varint_at = |pos: usize| {
-            protocol::read_varint(&data[pos.min(data.len())..])
-                .ok_or_else(|| Error::at(ErrorKind::BadVarint, pos))
+            let rest = &data[pos.min(data.len())..];
+            protocol::read_varint(rest).ok_or_else(|| {
+                // Input ending inside the varint is truncation, not corruption.
+                let cut =
+                    rest.len() < protocol::MAX_VARINT_LEN && rest.iter().all(|b| b & 0x80 != 0);
+                Error::at(
+                    if cut {
+                        ErrorKind::Truncated
+                    } else {
+                        ErrorKind::BadVarint
+                    },
+                    pos,
+                )
+            })
         };
         let bad = |pos: usize, e: &dyn std::fmt::Display| {
             Error::at(ErrorKind::Decompression(e.to_string()), pos)
@@ -209,15 +221,27 @@ impl Inflate {
                         return Err(self.too_big(declared, n));
                     }
                 }
-                let mut out = Vec::new();
                 let mut z =
                     zstd::stream::read::Decoder::with_buffer(frame).map_err(|e| bad(n, &e))?;
-                (&mut z)
-                    .take(limit + 1)
-                    .read_to_end(&mut out)
-                    .map_err(|e| bad(n, &e))?;
-                if out.len() as u64 > limit {
-                    return Err(self.too_big(out.len() as u64, n));
+                // Grow the output by doubling, but never past the limit: a body
+                // that would exceed it is refused before the memory is taken.
+                let mut out: Vec<u8> = Vec::new();
+                let mut chunk = [0u8; 64 * 1024];
+                loop {
+                    let got = z.read(&mut chunk).map_err(|e| bad(n, &e))?;
+                    if got == 0 {
+                        break;
+                    }
+                    if (out.len() + got) as u64 > limit {
+                        return Err(self.too_big((out.len() + got) as u64, n));
+                    }
+                    if out.capacity() < out.len() + got {
+                        let want = (out.capacity() * 2)
+                            .max(out.len() + got)
+                            .min(limit as usize);
+                        out.reserve_exact(want - out.len());
+                    }
+                    out.extend_from_slice(&chunk[..got]);
                 }
                 Ok((out, end))
             }

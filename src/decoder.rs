@@ -302,7 +302,7 @@ impl Decoder {
                 let at = r.start;
                 let v = Reader::new(&input[r.clone()], 1, self)
                     .document()
-                    .map_err(|e| e.shifted(at - 1, false))?;
+                    .map_err(|e| e.shifted(at, false))?;
                 Ok(Some(v))
             }
         }
@@ -675,9 +675,19 @@ impl<'a, 'o> Reader<'a, 'o> {
                     Body::Array(self.grow(|r| r.array_items(n))?)
                 } else {
                     let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
-                    Body::Hash(self.grow(|r| r.hash_entries(n))?)
+                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 node.set_body(body);
+                node
+            }
+            tag::ALIAS => {
+                // A tracked ALIAS is its target: the same node answers both offsets.
+                let Value::Alias(node) = self.value_from_tag(t, at)? else {
+                    unreachable!("ALIAS reads an alias")
+                };
+                if tracked {
+                    self.track(at, &node);
+                }
                 node
             }
             tag::REGEXP => {
@@ -701,6 +711,15 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(node)
     }
 
+    /// Reads the value a prefix tag (WEAKEN, OBJECT) applies to: one level
+    /// deeper, so chains of prefixes count against the depth limit.
+    fn nested_value(&mut self) -> Result<Value> {
+        self.enter()?;
+        let v = self.grow(|r| r.read_value());
+        self.depth -= 1;
+        v
+    }
+
     #[inline]
     fn grow<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if self.depth & 31 == 0 {
@@ -718,11 +737,12 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(items)
     }
 
-    fn hash_entries(&mut self, n: usize) -> Result<Hash> {
+    /// The entries of the hash whose tag is at `start`.
+    fn hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
         let mut h = Hash::with_capacity(n);
         for _ in 0..n {
             let at = self.pos;
-            let k = self.read_key()?;
+            let k = self.read_key(start)?;
             let v = self.read_value()?;
             if h.get_key(&k).is_some() {
                 return Err(self.err_at(
@@ -768,26 +788,44 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(Some((bytes, kind)))
     }
 
-    /// A string at an earlier position (the target of a COPY or OBJECTV).
-    fn string_at(&mut self, pos: usize, what: &'static str) -> Result<(&'a [u8], StrKind)> {
+    /// A string at an earlier position `pos` (the target of a COPY or
+    /// OBJECTV read at `at`): it must end before `at`.
+    fn string_at(
+        &mut self,
+        pos: usize,
+        at: usize,
+        what: &'static str,
+    ) -> Result<(&'a [u8], StrKind)> {
         let saved = self.pos;
         self.pos = pos;
         let t = self.byte()?;
-        let s = self.string(t)?;
+        let s = self.string(t);
+        let end = self.pos;
         self.pos = saved;
-        s.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), pos))
+        let s = s?.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), pos))?;
+        if end > at {
+            let off = self.offset_of(pos) as u64;
+            return Err(self.err_at(
+                ErrorKind::BadOffset(off, "COPY target (it must end before the COPY)"),
+                at,
+            ));
+        }
+        Ok(s)
     }
 
-    fn read_key(&mut self) -> Result<Key> {
+    /// A hash key, in the hash whose tag is at `hash_start`.
+    fn read_key(&mut self, hash_start: usize) -> Result<Key> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
         if t == tag::COPY {
+            // A key COPY names an earlier key, or a string that ends before
+            // the hash being read begins (never bytes of the hash itself).
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
             if let Some(k) = self.keys.get(&p) {
                 return Ok(k.clone());
             }
-            let (b, kind) = self.string_at(p, "as the target of a hash key COPY")?;
+            let (b, kind) = self.string_at(p, hash_start, "as the target of a hash key COPY")?;
             return Ok(Key::new(b, kind == StrKind::Utf8));
         }
         match self.string(t)? {
@@ -806,7 +844,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         let k = if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            let (b, kind) = self.string_at(p, "as the target of a class name COPY")?;
+            let (b, kind) = self.string_at(p, at, "as the target of a class name COPY")?;
             Key::new(b, kind == StrKind::Utf8)
         } else {
             match self.string(t)? {
@@ -885,7 +923,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let body = if t <= tag::ARRAYREF_15 {
                     Body::Array(self.grow(|r| r.array_items(n))?)
                 } else {
-                    Body::Hash(self.grow(|r| r.hash_entries(n))?)
+                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 self.depth -= 1;
                 Value::Ref(Ref::new(body))
@@ -893,7 +931,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::ARRAY | tag::HASH | tag::REGEXP => Value::Alias(self.node_from_tag(t, at, false)?),
             tag::OBJECT | tag::OBJECTV => {
                 let class = self.object_class(t == tag::OBJECT, at)?;
-                let v = self.read_value()?;
+                let v = self.nested_value()?;
                 let target = object_target(&v).ok_or_else(|| {
                     self.err_at(
                         ErrorKind::Invalid("an object must be a reference".into()),
@@ -906,7 +944,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 v
             }
             tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => self.frozen_object(t, at)?,
-            tag::WEAKEN => match self.read_value()? {
+            tag::WEAKEN => match self.nested_value()? {
                 Value::Ref(r) => {
                     let w = r.downgrade();
                     self.weak_keep.push(r);
@@ -923,7 +961,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 // keeps decoding linear (no copying of whole structures).
                 let off = self.varint()?;
                 let p = self.target(off, at, "COPY")?;
-                let (b, kind) = self.string_at(p, "as the target of a COPY")?;
+                let (b, kind) = self.string_at(p, at, "as the target of a COPY")?;
                 match kind {
                     StrKind::Bytes => Value::Bytes(Str::new(b)),
                     StrKind::Utf8 => Value::Utf8(Str::new(b)),
