@@ -17,16 +17,20 @@
 
 pub mod compress;
 pub mod conformance;
+pub mod de;
 pub mod decoder;
 pub mod encoder;
 pub mod error;
 pub mod protocol;
+pub mod ser;
 pub mod value;
 
 pub use compress::Compression;
+pub use de::{from_reader, from_slice, from_slice_with, Deserializer};
 pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents, Header};
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
+pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
 pub use value::{Array, Body, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
 
 #[doc = include_str!("../README.md")]

@@ -27,6 +27,7 @@ mod eq;
 mod fmt;
 mod hash;
 mod key;
+mod serde;
 mod str;
 
 pub use self::array::Array;

@@ -1,0 +1,178 @@
+//! `Serialize` and `Deserialize` for [`Value`], so a graph converts to and
+//! from any serde format (JSON, say).
+
+use super::{Body, Hash, Key, Value};
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::ser::{self, SerializeMap, SerializeSeq};
+use std::cell::Cell;
+
+thread_local! {
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+const MAX_DEPTH: usize = 10_000;
+
+/// Counts nesting while a value serializes, so a cycle is an error rather
+/// than a stack overflow.
+struct Nested;
+
+impl Nested {
+    fn enter<E: ser::Error>() -> Result<Nested, E> {
+        DEPTH.with(|d| {
+            if d.get() >= MAX_DEPTH {
+                return Err(E::custom("value graph too deep (or cyclic) for serde"));
+            }
+            d.set(d.get() + 1);
+            Ok(Nested)
+        })
+    }
+}
+
+impl Drop for Nested {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+fn text_or_bytes<S: ser::Serializer>(s: S, bytes: &[u8]) -> Result<S::Ok, S::Error> {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => s.serialize_str(t),
+        Err(_) => s.serialize_bytes(bytes),
+    }
+}
+
+/// Serializes the data of a graph: scalars as themselves, byte strings as
+/// text when they are valid UTF-8, arrays as sequences, hashes as maps,
+/// references and aliases as what they refer to (classes are not carried),
+/// a weak reference whose node is gone as unit. A cycle is an error.
+///
+/// ```
+/// let v = sereal::Value::hash([("id", sereal::Value::from(1)), ("tags", sereal::Value::array(["a"]))]);
+/// assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"id":1,"tags":["a"]}"#);
+/// ```
+impl ser::Serialize for Value {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Undef | Value::CanonicalUndef => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::True => s.serialize_bool(true),
+            Value::False => s.serialize_bool(false),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::UInt(u) => s.serialize_u64(*u),
+            Value::Float(f) => s.serialize_f32(*f),
+            Value::Double(d) => s.serialize_f64(*d),
+            Value::LongDouble(b) | Value::Float128(b) => s.serialize_bytes(&b[..]),
+            Value::Bytes(b) | Value::Utf8(b) => text_or_bytes(s, b.as_bytes()),
+            Value::Foreign(x) => Err(ser::Error::custom(format!(
+                "a value of type {} cannot be serialized",
+                x.type_name()
+            ))),
+            Value::Ref(_) | Value::Alias(_) | Value::Weak(_) => {
+                let Some(node) = self.node() else {
+                    return s.serialize_unit();
+                };
+                let _nested = Nested::enter()?;
+                let body = node
+                    .try_body()
+                    .map_err(|_| ser::Error::custom("a node is borrowed for writing"))?;
+                match &*body {
+                    Body::Scalar(v) => v.serialize(s),
+                    Body::Array(a) | Body::Frozen(a) => {
+                        let mut seq = s.serialize_seq(Some(a.len()))?;
+                        a.iter().try_for_each(|v| seq.serialize_element(v))?;
+                        seq.end()
+                    }
+                    Body::Hash(h) => {
+                        let mut map = s.serialize_map(Some(h.len()))?;
+                        for (k, v) in h.iter() {
+                            map.serialize_entry(&*String::from_utf8_lossy(k.as_bytes()), v)?;
+                        }
+                        map.end()
+                    }
+                    Body::Regexp(re) => text_or_bytes(s, re.pattern.as_bytes()),
+                }
+            }
+        }
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f32<E>(self, v: f32) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Double(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::bytes(v))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Undef)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Undef)
+    }
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        de::Deserialize::deserialize(d)
+    }
+    fn visit_newtype_struct<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        de::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = super::Array::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element::<Value>()? {
+            items.push(v);
+        }
+        Ok(Value::Ref(super::Ref::array(items)))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut h = Hash::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        while let Some((k, v)) = map.next_entry::<KeyText, Value>()? {
+            h.insert(k.0, v);
+        }
+        Ok(Value::from(h))
+    }
+}
+
+/// A map key read as text.
+struct KeyText(Key);
+
+impl<'de> de::Deserialize<'de> for KeyText {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<KeyText, D::Error> {
+        let s: std::borrow::Cow<'de, str> = de::Deserialize::deserialize(d)?;
+        Ok(KeyText(Key::from(&*s)))
+    }
+}
+
+/// Builds a graph (a tree) from any serde data: sequences become arrays,
+/// maps hashes, text byte strings when ASCII and UTF-8 strings otherwise.
+///
+/// ```
+/// let v: sereal::Value = serde_json::from_str(r#"{"a": [1, 2.5, null]}"#).unwrap();
+/// assert_eq!(v, sereal::Value::hash([("a", sereal::Value::array([
+///     sereal::Value::from(1), sereal::Value::from(2.5), sereal::Value::Undef]))]));
+/// ```
+impl<'de> de::Deserialize<'de> for Value {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
