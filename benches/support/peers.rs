@@ -1,0 +1,44 @@
+//! The serializers compared: sereal (serde, and the value graph where the
+//! data is a graph), rmp-serde (named fields), serde_json, bincode, ciborium.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// An encoder of one peer.
+pub type Encode<T> = fn(&T) -> Vec<u8>;
+/// A decoder of one peer.
+pub type Decode<T> = fn(&[u8]) -> T;
+
+/// Encodes with each peer: `(name, bytes)`.
+pub fn encoders<T: Serialize>() -> Vec<(&'static str, Encode<T>)> {
+    vec![
+        ("sereal", |v| sereal::to_vec(v).unwrap()),
+        ("rmp_serde", |v| rmp_serde::to_vec_named(v).unwrap()),
+        ("serde_json", |v| serde_json::to_vec(v).unwrap()),
+        ("bincode", |v| bincode::serialize(v).unwrap()),
+        ("ciborium", |v| {
+            let mut out = Vec::new();
+            ciborium::into_writer(v, &mut out).unwrap();
+            out
+        }),
+    ]
+}
+
+/// Decoders matching [`encoders`], in the same order.
+pub fn decoders<T: DeserializeOwned>() -> Vec<(&'static str, Decode<T>)> {
+    vec![
+        ("sereal", |b| sereal::from_slice(b).unwrap()),
+        ("rmp_serde", |b| rmp_serde::from_slice(b).unwrap()),
+        ("serde_json", |b| serde_json::from_slice(b).unwrap()),
+        ("bincode", |b| bincode::deserialize(b).unwrap()),
+        ("ciborium", |b| ciborium::from_reader(b).unwrap()),
+    ]
+}
+
+/// Short measurements: the comparisons are ratios within one run.
+pub fn config() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_millis(1200))
+        .sample_size(20)
+}
