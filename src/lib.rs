@@ -21,6 +21,7 @@ pub mod de;
 pub mod decoder;
 pub mod encoder;
 pub mod error;
+pub mod json;
 pub mod protocol;
 pub mod ser;
 pub mod value;

@@ -1,4 +1,4 @@
-//! The `sereal` binary: validate and conformance.
+//! The `sereal` binary: every command, on corpus documents and bad input.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -73,4 +73,413 @@ fn conformance_prints_the_summary_line() {
     let (code, out) = sereal(&["conformance", freeze], b"");
     assert_eq!(code, 0, "{out}");
     assert_eq!(out.lines().last(), Some("1408 passed, 0 failed"));
+}
+
+// ---------------------------------------------------------------------------
+// info, dump, to-json, from-json
+
+use sereal::conformance::read_cases;
+
+/// Runs the binary: exit code, standard output (bytes) and standard error.
+fn run(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sereal"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // a command may stop reading early; a closed pipe is not a failure here
+    let _ = input.write_all(stdin);
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    (out.status.code().unwrap_or(-1), out.stdout, err)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+fn canon(profile: &str, id: u64) -> Vec<u8> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/perl-sereal-5.003")
+        .join(format!("{profile}.jsonl.zst"));
+    read_cases(&path)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == id)
+        .and_then(|c| c.canon)
+        .unwrap()
+}
+
+/// The header (type bits cleared) and decompressed body of a document.
+fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let h = sereal::Header::parse(doc).unwrap();
+    let (body, _) = sereal::Decoder::default().body_bytes(doc, &h).unwrap();
+    let mut head = doc[..h.len].to_vec();
+    head[4] &= 0x0f;
+    (head, body.into_owned())
+}
+
+#[test]
+fn info_summarizes_raw_and_compressed_documents() {
+    // case 1406 "nested records": 20 hashes of 4 keys, keys written as COPY
+    let (code, out, err) = run(&["info", "-"], &canon("v5", 1406));
+    assert_eq!(code, 0, "{err}");
+    let out = text(&out);
+    for line in [
+        "protocol version:  5",
+        "document type:     0 (raw)",
+        "compression:       none",
+        "header size:       6 bytes",
+        "user header data:  no",
+        "body size:         583 bytes",
+        "values:            162",
+        "hash keys:         100",
+        "max depth:         4",
+        "tracked items:     0",
+        "back-references:   0 REFP, 0 ALIAS, 95 COPY, 0 OBJECTV",
+        "decodes:           yes",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    let (code, out, _) = run(&["info", "-"], &canon("v5_zstd", 1406));
+    assert_eq!(code, 0);
+    let out = text(&out);
+    assert!(out.contains("document type:     4 (zstd)"), "{out}");
+    assert!(out.contains("compression:       583 bytes -> "), "{out}");
+    assert!(out.contains("body size:         583 bytes"), "{out}");
+    // user header data
+    let mut enc = sereal::Encoder::new(Default::default()).unwrap();
+    let doc = enc
+        .encode_with_header(&sereal::Value::array([1]), &sereal::Value::from("hi"))
+        .unwrap();
+    let (code, out, _) = run(&["info", "-"], &doc);
+    assert_eq!(code, 0);
+    assert!(text(&out).contains("user header data:  yes, 3 bytes, 1 values"));
+}
+
+#[test]
+fn dump_lists_tags_with_offsets_targets_and_nesting() {
+    // case 1403: [$obj, $obj, $other], objects of class Frozen
+    let (code, out, err) = run(&["dump", "-"], &canon("v5", 1403));
+    assert_eq!(code, 0, "{err}");
+    let out = text(&out);
+    let want = "\
+      1   ARRAYREF_3
+      2     OBJECT
+      3       class SHORT_BINARY_6 \"Frozen\"
+     10       REFN
+     11 *       HASH 1 entry
+     13           key SHORT_BINARY_1 \"v\"
+     15           POS_5 5
+     16     REFP -> 11: HASH
+     18     OBJECTV -> 3: SHORT_BINARY_6 \"Frozen\"
+     20       HASHREF_1
+     21         key COPY -> 13: SHORT_BINARY_1 \"v\"
+     23         POS_6 6
+";
+    assert!(out.ends_with(want), "{out}");
+    // protocol 1 counts offsets from the document's start
+    let (code, out, _) = run(&["dump", "-"], &canon("v1", 1407));
+    assert_eq!(code, 0);
+    let out = text(&out);
+    assert!(out.contains("      6   HASHREF_2\n"), "{out}");
+    assert!(out.contains("key STR_UTF8 len 3 \"☺\""), "{out}");
+    // a compressed document is listed decompressed
+    let (code, out, _) = run(&["dump", "-"], &canon("v5_zstd", 1406));
+    assert_eq!(code, 0);
+    assert!(text(&out).contains("zstd body, 583 bytes decompressed"));
+    // --header lists the user header data
+    let mut enc = sereal::Encoder::new(Default::default()).unwrap();
+    let doc = enc
+        .encode_with_header(&sereal::Value::array([1]), &sereal::Value::from("hi"))
+        .unwrap();
+    let (code, out, _) = run(&["dump", "--header", "-"], &doc);
+    assert_eq!(code, 0);
+    assert!(text(&out).ends_with("      1   SHORT_BINARY_2 \"hi\"\n"));
+    let (code, _, err) = run(&["dump", "--header", "-"], &canon("v5", 1403));
+    assert_eq!(code, 1);
+    assert_eq!(err, "error: the document has no user header data\n");
+}
+
+#[test]
+fn to_json_plain_and_lossless() {
+    let doc = canon("v5", 1396); // {x => $h, y => $h}, one hash shared
+    let (code, out, _) = run(&["to-json", "--compact", "-"], &doc);
+    assert_eq!(code, 0);
+    assert_eq!(text(&out), "{\"x\":{\"a\":1},\"y\":{\"a\":1}}\n");
+    let (code, out, _) = run(&["to-json", "--lossless", "-"], &doc);
+    assert_eq!(code, 0);
+    assert_eq!(
+        text(&out),
+        r#"{
+  "format": "sereal-lossless-1",
+  "protocol": 5,
+  "compression": "none",
+  "body": {"ref":0},
+  "nodes": [
+    {"hash":[["y",{"ref":1}],["x",{"ref":1}]]},
+    {"hash":[["a",1]]}
+  ]
+}
+"#
+    );
+    // user header data: in lossless JSON, and plain with --header
+    let mut enc = sereal::Encoder::new(sereal::EncoderOptions::new().protocol_version(3)).unwrap();
+    let with_header = enc
+        .encode_with_header(
+            &sereal::Value::array([1, 2]),
+            &sereal::Value::hash([("v", 7)]),
+        )
+        .unwrap();
+    let (code, out, _) = run(&["to-json", "--header", "--compact", "-"], &with_header);
+    assert_eq!((code, text(&out)), (0, "{\"v\":7}\n".to_string()));
+    let (code, json, _) = run(&["to-json", "--lossless", "-"], &with_header);
+    assert_eq!(code, 0);
+    assert!(
+        text(&json).contains("\"header\": {\"ref\":"),
+        "{}",
+        text(&json)
+    );
+    let (code, again, _) = run(&["from-json", "--lossless", "-"], &json);
+    assert_eq!((code, again), (0, with_header));
+    // -o writes a file
+    let dir = std::env::temp_dir().join(format!("sereal-cli-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let srl = dir.join("doc.srl");
+    let json = dir.join("doc.json");
+    let again = dir.join("again.srl");
+    std::fs::write(&srl, &doc).unwrap();
+    let p = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let (code, out, _) = run(&["to-json", "--lossless", &p(&srl), "-o", &p(&json)], b"");
+    assert_eq!((code, out.len()), (0, 0));
+    let (code, out, _) = run(
+        &["from-json", "--lossless", &p(&json), "-o", &p(&again)],
+        b"",
+    );
+    assert_eq!((code, out.len()), (0, 0));
+    assert_eq!(std::fs::read(&again).unwrap(), doc);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn from_json_plain_with_options() {
+    let json = r#"{"name": "Zoë", "ids": [1, 2.5, null], "ok": true}"#.as_bytes();
+    let (code, out, _) = run(&["from-json", "-"], json);
+    assert_eq!(code, 0);
+    let v = sereal::decode(&out).unwrap();
+    assert_eq!(v.get("name"), Some(sereal::Value::utf8("Zoë")));
+    assert_eq!(out[4], 5);
+    let (code, out, _) = run(&["from-json", "--protocol", "3", "--sort-keys", "-"], json);
+    assert_eq!(code, 0);
+    assert_eq!(out[4], 3);
+    // sorted: "ok", "ids", "name" (by length, then bytes)
+    let (_, listing, _) = run(&["dump", "-"], &out);
+    let keys: Vec<String> = text(&listing)
+        .lines()
+        .filter(|l| l.contains(" key "))
+        .map(|l| l.rsplit(' ').next().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys, ["\"ok\"", "\"ids\"", "\"name\""]);
+    let big = format!("[{}]", vec!["\"some text\""; 500].join(","));
+    let (code, out, _) = run(&["from-json", "--compress", "zstd", "-"], big.as_bytes());
+    assert_eq!(code, 0);
+    assert_eq!(out[4] >> 4, 4, "zstd document type");
+    let (code, out, _) = run(
+        &[
+            "from-json",
+            "--compress",
+            "snappy",
+            "--compress-threshold",
+            "100000",
+            "-",
+        ],
+        big.as_bytes(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out[4] >> 4, 0, "under the threshold: raw");
+}
+
+#[test]
+fn lossless_round_trip_through_the_binary() {
+    // profile, and the from-json options that match its encoder options
+    let profiles: [(&str, &[&str]); 13] = [
+        ("v1", &[]),
+        ("v2", &[]),
+        ("v3", &[]),
+        ("v4", &[]),
+        ("v5", &[]),
+        ("v5_sort_keys", &["--sort-keys"]),
+        ("v5_canonical", &["--canonical"]),
+        ("v5_dedupe", &["--dedupe-strings"]),
+        ("v5_aliased_dedupe", &["--aliased-dedupe-strings"]),
+        ("v5_no_shared_hashkeys", &["--no-shared-hashkeys"]),
+        ("v5_snappy", &[]),
+        ("v5_zlib", &[]),
+        ("v5_zstd", &[]),
+    ];
+    let mut checked = 0;
+    for (p, opts) in profiles {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus/perl-sereal-5.003")
+            .join(format!("{p}.jsonl.zst"));
+        for c in read_cases(&path).unwrap() {
+            // the 13 extra cases (sharing, cycles, weak refs, objects,
+            // booleans, unicode keys) and a sample of the others
+            if c.id < 1395 && c.id % 97 != 0 {
+                continue;
+            }
+            let doc = c.canon.unwrap();
+            let (code, json, err) = run(&["to-json", "--lossless", "-"], &doc);
+            assert_eq!(code, 0, "case {} [{p}]: {err}", c.id);
+            let mut args = vec!["from-json", "--lossless", "-"];
+            args.extend(opts);
+            let (code, again, err) = run(&args, &json);
+            assert_eq!(code, 0, "case {} [{p}]: {err}", c.id);
+            if p.ends_with("snappy") || p.ends_with("zlib") || p.ends_with("zstd") {
+                assert_eq!(split(&again), split(&doc), "case {} [{p}]", c.id);
+            } else {
+                assert_eq!(again, doc, "case {} [{p}]", c.id);
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 13 * (13 + 15));
+}
+
+#[test]
+fn bad_input_is_an_error_with_its_offset() {
+    // an array claiming 5 elements with only one present
+    let short = b"=\xF3rl\x05\x00\x28\x2b\x05\x01";
+    for cmd in [
+        &["info", "-"][..],
+        &["dump", "-"],
+        &["to-json", "-"],
+        &["to-json", "--lossless", "-"],
+    ] {
+        let (code, _, err) = run(cmd, short);
+        assert_eq!(code, 1, "{cmd:?}");
+        assert!(err.starts_with("error at offset 8"), "{cmd:?}: {err}");
+    }
+    let (code, _, err) = run(&["dump", "-"], b"=\xF3rl\x05\x00\x29\x05");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at offset 6 (body offset 1): REFP offset 5 does not point to an earlier item\n"
+    );
+    let (code, _, err) = run(&["info", "-"], b"GIF89a");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at offset 0: not a Sereal document (bad magic string)\n"
+    );
+    // a zstd document whose frame is cut short
+    let mut cut = canon("v5_zstd", 1406);
+    cut.truncate(100);
+    for cmd in ["info", "dump", "to-json"] {
+        let (code, _, err) = run(&[cmd, "-"], &cut);
+        assert_eq!(code, 1);
+        assert!(err.starts_with("error at offset "), "{cmd}: {err}");
+    }
+    // JSON
+    let (code, out, err) = run(&["from-json", "-"], b"{\"a\": [1, 2");
+    assert_eq!((code, out.len()), (1, 0));
+    assert_eq!(
+        err,
+        "error at offset 10 (line 1, column 11): EOF while parsing a list\n"
+    );
+    let (code, _, err) = run(&["from-json", "--lossless", "-"], b"{\"a\": 1}");
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("error at /format: not a lossless document"),
+        "{err}"
+    );
+    let bad = br#"{"format": "sereal-lossless-1", "body": {"ref": 0}, "nodes": [{"array": [{"ref": 7}]}]}"#;
+    let (code, _, err) = run(&["from-json", "--lossless", "-"], bad);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at /nodes/0/array/0/ref: node 7 is not in the node table (1 nodes)\n"
+    );
+    let (code, _, err) = run(
+        &["from-json", "--protocol", "2", "--compress", "zstd", "-"],
+        b"[]",
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("needs protocol version 3"), "{err}");
+    let (code, _, err) = run(&["info", "/nonexistent/doc.srl"], b"");
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("error: cannot read /nonexistent/doc.srl"),
+        "{err}"
+    );
+}
+
+#[test]
+fn mangled_documents_never_panic() {
+    // deterministic mutations of corpus documents through every reader
+    let docs = [
+        canon("v5", 1403),
+        canon("v5", 1406),
+        canon("v1", 1407),
+        canon("v5_zstd", 1406),
+        canon("v5_snappy", 1406),
+        canon("v5_zlib", 1406),
+    ];
+    let mut seed: u64 = 0x5e7e_a15e;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for round in 0..60 {
+        let mut doc = docs[round % docs.len()].clone();
+        for _ in 0..1 + next() % 3 {
+            let i = 4 + next() % (doc.len() - 4);
+            doc[i] = next() as u8;
+        }
+        if round % 5 == 0 {
+            let keep = 6 + next() % (doc.len() - 6);
+            doc.truncate(keep);
+        }
+        for cmd in [
+            &["info", "-"][..],
+            &["dump", "-"],
+            &["to-json", "--lossless", "-"],
+        ] {
+            let (code, _, err) = run(cmd, &doc);
+            assert!(code == 0 || code == 1, "{cmd:?} exited {code}: {err}");
+            if code == 1 {
+                assert!(err.starts_with("error"), "{cmd:?}: {err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn help_explains_every_command_with_examples() {
+    let (code, out, _) = run(&["--help"], b"");
+    assert_eq!(code, 0);
+    let out = text(&out);
+    for cmd in [
+        "info",
+        "dump",
+        "to-json",
+        "from-json",
+        "validate",
+        "conformance",
+        "Examples:",
+    ] {
+        assert!(out.contains(cmd), "{cmd}\n{out}");
+    }
+    for cmd in ["info", "dump", "to-json", "from-json"] {
+        let (code, out, _) = run(&[cmd, "--help"], b"");
+        assert_eq!(code, 0);
+        assert!(text(&out).contains("Example"), "{cmd}");
+    }
 }

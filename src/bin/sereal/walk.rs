@@ -1,0 +1,431 @@
+//! A tag walker over a Sereal body, for `info` and `dump`: reads one tag
+//! after another with an explicit stack (no recursion), checks every length
+//! and offset against the buffer, and reports each tag with its nesting.
+//! It does not build values; the decoder does that.
+
+use sereal::protocol::{self, tag, TRACK_FLAG};
+
+/// What an item is to the item holding it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Role {
+    Value,
+    Key,
+    Class,
+    Pattern,
+    Flags,
+}
+
+/// What follows a tag.
+pub enum Detail<'a> {
+    None,
+    Int(i64),
+    UInt(u64),
+    Float(f32),
+    Double(f64),
+    Opaque(&'a [u8]),
+    /// A string's bytes (the tag says which kind).
+    Str(&'a [u8]),
+    /// The element count of `ARRAY`, or the entry count of `HASH`.
+    Count(u64),
+    /// The offset a `REFP`, `ALIAS`, `COPY` or `OBJECTV` names, and the item there.
+    Target(u64, Target<'a>),
+}
+
+/// The item a back-reference points to.
+pub struct Target<'a> {
+    /// Its tag byte.
+    pub tag: u8,
+    /// Its string, if it is one.
+    pub string: Option<&'a [u8]>,
+}
+
+/// One tag of the body.
+pub struct Item<'a> {
+    /// Its body offset, as the format counts them.
+    pub offset: usize,
+    /// The tag byte, track flag included.
+    pub tag: u8,
+    /// Nesting depth, 0 for the top-level value.
+    pub depth: usize,
+    pub role: Role,
+    pub detail: Detail<'a>,
+}
+
+/// Totals over a body.
+#[derive(Default, Debug)]
+pub struct Stats {
+    /// Tags other than PAD.
+    pub items: u64,
+    /// Items that are values (not hash keys, class names or regexp parts).
+    pub values: u64,
+    pub keys: u64,
+    pub max_depth: usize,
+    /// Tags with the track flag.
+    pub tracked: u64,
+    pub refp: u64,
+    pub alias: u64,
+    pub copy: u64,
+    pub objects: u64,
+    pub objectv: u64,
+    pub weaken: u64,
+    pub pads: u64,
+}
+
+/// Why a walk stopped.
+pub enum Fail {
+    /// The body is malformed at this position of the buffer.
+    Bad(usize, String),
+    /// Writing the listing failed.
+    Io(std::io::Error),
+}
+
+/// `n bytes`, or `1 byte`.
+pub fn bytes(n: u64) -> String {
+    if n == 1 {
+        "1 byte".into()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// Nesting beyond this many levels is refused (each level takes a byte, so
+/// only hostile input gets here).
+pub const MAX_DEPTH: usize = 1_000_000;
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Root,
+    Array,
+    Hash,
+    /// REFN, WEAKEN, OBJECTV: one value.
+    One,
+    /// OBJECT, OBJECT_FREEZE: a class name, then a value.
+    Object,
+    Regexp,
+}
+
+struct Frame {
+    kind: Kind,
+    left: u64,
+    index: u64,
+}
+
+impl Frame {
+    fn role(&self) -> Role {
+        match (self.kind, self.index) {
+            (Kind::Hash, i) if i % 2 == 0 => Role::Key,
+            (Kind::Object, 0) => Role::Class,
+            (Kind::Regexp, 0) => Role::Pattern,
+            (Kind::Regexp, _) => Role::Flags,
+            _ => Role::Value,
+        }
+    }
+}
+
+struct Walker<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    shift: usize,
+    /// One bit per buffer position: an item (or PAD) starts there.
+    starts: Vec<u64>,
+}
+
+impl<'a> Walker<'a> {
+    fn bad<T>(&self, at: usize, msg: impl Into<String>) -> Result<T, Fail> {
+        Err(Fail::Bad(at, msg.into()))
+    }
+
+    fn byte(&mut self) -> Result<u8, Fail> {
+        match self.buf.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b)
+            }
+            None => self.bad(self.pos, "unexpected end of input"),
+        }
+    }
+
+    fn varint(&mut self) -> Result<u64, Fail> {
+        match protocol::read_varint(&self.buf[self.pos..]) {
+            Some((n, len)) => {
+                self.pos += len;
+                Ok(n)
+            }
+            None if self.buf.len() - self.pos < protocol::MAX_VARINT_LEN => {
+                self.bad(self.pos, "unexpected end of input (inside a varint)")
+            }
+            None => self.bad(self.pos, "malformed varint"),
+        }
+    }
+
+    fn take(&mut self, n: u64) -> Result<&'a [u8], Fail> {
+        let left = (self.buf.len() - self.pos) as u64;
+        if n > left {
+            return self.bad(
+                self.pos,
+                format!("unexpected end of input ({} needed, {left} left)", bytes(n)),
+            );
+        }
+        let s = &self.buf[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(s)
+    }
+
+    /// A count of items each taking at least `min` bytes, checked against
+    /// the bytes left.
+    fn count(&mut self, min: u64, what: &str, unit: &str) -> Result<u64, Fail> {
+        let at = self.pos;
+        let n = self.varint()?;
+        let left = (self.buf.len() - self.pos) as u64;
+        if n.saturating_mul(min) > left {
+            return self.bad(
+                at,
+                format!(
+                    "{what} of {n} {unit} claimed, but only {} left",
+                    bytes(left)
+                ),
+            );
+        }
+        Ok(n)
+    }
+
+    fn mark(&mut self, pos: usize) {
+        self.starts[pos / 64] |= 1 << (pos % 64);
+    }
+
+    fn is_start(&self, pos: usize) -> bool {
+        self.starts[pos / 64] & (1 << (pos % 64)) != 0
+    }
+
+    /// The string at buffer position `p`, if a string tag is there.
+    fn string_at(&self, p: usize) -> Option<&'a [u8]> {
+        let t = *self.buf.get(p)? & !TRACK_FLAG;
+        let (len, start) = match t {
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => ((t & 31) as u64, p + 1),
+            tag::BINARY | tag::STR_UTF8 => {
+                let (n, l) = protocol::read_varint(self.buf.get(p + 1..)?)?;
+                (n, p + 1 + l)
+            }
+            _ => return None,
+        };
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        self.buf.get(start..end)
+    }
+
+    /// Resolves an offset read for the tag at `at`: it must name an earlier
+    /// item.
+    fn target(&self, off: u64, at: usize, name: &str) -> Result<Target<'a>, Fail> {
+        let p = usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_sub(self.shift))
+            .filter(|&p| p < at && self.is_start(p));
+        let Some(p) = p else {
+            return self.bad(
+                at,
+                format!("{name} offset {off} does not point to an earlier item"),
+            );
+        };
+        Ok(Target {
+            tag: self.buf[p],
+            string: self.string_at(p),
+        })
+    }
+}
+
+/// Walks the body in `buf`, whose first byte has body offset `shift`,
+/// calling `each` for every tag in order.
+pub fn walk<'a>(
+    buf: &'a [u8],
+    shift: usize,
+    mut each: impl FnMut(&Item<'a>) -> std::io::Result<()>,
+) -> Result<Stats, Fail> {
+    let mut w = Walker {
+        buf,
+        pos: 0,
+        shift,
+        starts: vec![0; buf.len() / 64 + 1],
+    };
+    let mut stats = Stats::default();
+    let mut stack = vec![Frame {
+        kind: Kind::Root,
+        left: 1,
+        index: 0,
+    }];
+    loop {
+        while stack.last().is_some_and(|f| f.left == 0) {
+            stack.pop();
+        }
+        let depth = stack.len().saturating_sub(1);
+        let Some(frame) = stack.last_mut() else { break };
+        let role = frame.role();
+        let at = w.pos;
+        let t = w.byte()?;
+        w.mark(at);
+        let tracked = t & TRACK_FLAG != 0;
+        if tracked {
+            stats.tracked += 1;
+        }
+        let bare = t & !TRACK_FLAG;
+        let mut item = Item {
+            offset: at + shift,
+            tag: t,
+            depth,
+            role,
+            detail: Detail::None,
+        };
+        if bare == tag::PAD {
+            stats.pads += 1;
+            each(&item).map_err(Fail::Io)?;
+            continue;
+        }
+        frame.left -= 1;
+        frame.index += 1;
+        stats.items += 1;
+        match role {
+            Role::Value => stats.values += 1,
+            Role::Key => stats.keys += 1,
+            _ => {}
+        }
+        stats.max_depth = stats.max_depth.max(depth);
+        let is_string = matches!(
+            bare,
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8
+        );
+        let allowed = match role {
+            Role::Value => true,
+            Role::Key | Role::Class => is_string || bare == tag::COPY,
+            Role::Pattern | Role::Flags => is_string,
+        };
+        if !allowed {
+            let what = match role {
+                Role::Key => "as a hash key",
+                Role::Class => "as a class name",
+                Role::Pattern => "as a regexp pattern",
+                _ => "as regexp flags",
+            };
+            return w.bad(
+                at,
+                format!(
+                    "unexpected tag {} (0x{t:02x}) {what}",
+                    protocol::tag_name(t)
+                ),
+            );
+        }
+        // (kind, count) of a frame to open after reporting the item
+        let mut open: Option<(Kind, u64)> = None;
+        match bare {
+            tag::POS_0..=tag::POS_15 => item.detail = Detail::Int(i64::from(bare)),
+            tag::NEG_16..=tag::NEG_1 => item.detail = Detail::Int(i64::from(bare) - 32),
+            tag::VARINT => item.detail = Detail::UInt(w.varint()?),
+            tag::ZIGZAG => item.detail = Detail::Int(protocol::zigzag_decode(w.varint()?)),
+            tag::FLOAT => {
+                let b = w.take(4)?;
+                item.detail = Detail::Float(f32::from_le_bytes(b.try_into().expect("4 bytes")));
+            }
+            tag::DOUBLE => {
+                let b = w.take(8)?;
+                item.detail = Detail::Double(f64::from_le_bytes(b.try_into().expect("8 bytes")));
+            }
+            tag::LONG_DOUBLE | tag::FLOAT_128 => item.detail = Detail::Opaque(w.take(16)?),
+            tag::UNDEF | tag::CANONICAL_UNDEF | tag::YES | tag::NO | tag::TRUE | tag::FALSE => {}
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => {
+                item.detail = Detail::Str(w.take(u64::from(bare & 31))?)
+            }
+            tag::BINARY | tag::STR_UTF8 => {
+                let n = w.varint()?;
+                item.detail = Detail::Str(w.take(n)?);
+            }
+            tag::REFN => open = Some((Kind::One, 1)),
+            tag::WEAKEN => {
+                stats.weaken += 1;
+                open = Some((Kind::One, 1));
+            }
+            tag::REFP | tag::ALIAS => {
+                if bare == tag::REFP {
+                    stats.refp += 1;
+                } else {
+                    stats.alias += 1;
+                }
+                let off = w.varint()?;
+                let name = protocol::tag_name(bare);
+                item.detail = Detail::Target(off, w.target(off, at, &name)?);
+            }
+            tag::COPY => {
+                stats.copy += 1;
+                let off = w.varint()?;
+                let target = w.target(off, at, "COPY")?;
+                if target.string.is_none() {
+                    return w.bad(
+                        at,
+                        format!(
+                            "COPY offset {off} points to {}, not a string",
+                            protocol::tag_name(target.tag)
+                        ),
+                    );
+                }
+                item.detail = Detail::Target(off, target);
+            }
+            tag::ARRAY => {
+                let n = w.count(1, "an array", "elements")?;
+                item.detail = Detail::Count(n);
+                open = Some((Kind::Array, n));
+            }
+            tag::HASH => {
+                let n = w.count(2, "a hash", "entries")?;
+                item.detail = Detail::Count(n);
+                open = Some((Kind::Hash, 2 * n));
+            }
+            tag::ARRAYREF_0..=tag::ARRAYREF_15 => open = Some((Kind::Array, u64::from(bare & 15))),
+            tag::HASHREF_0..=tag::HASHREF_15 => open = Some((Kind::Hash, 2 * u64::from(bare & 15))),
+            tag::OBJECT | tag::OBJECT_FREEZE => {
+                stats.objects += 1;
+                open = Some((Kind::Object, 2));
+            }
+            tag::OBJECTV | tag::OBJECTV_FREEZE => {
+                stats.objects += 1;
+                stats.objectv += 1;
+                let off = w.varint()?;
+                let target = w.target(off, at, "OBJECTV")?;
+                let copy = target.tag & !TRACK_FLAG == tag::COPY;
+                if target.string.is_none() && !copy {
+                    return w.bad(
+                        at,
+                        format!(
+                            "OBJECTV offset {off} points to {}, not a class name",
+                            protocol::tag_name(target.tag)
+                        ),
+                    );
+                }
+                item.detail = Detail::Target(off, target);
+                open = Some((Kind::One, 1));
+            }
+            tag::REGEXP => open = Some((Kind::Regexp, 2)),
+            _ => {
+                return w.bad(
+                    at,
+                    format!(
+                        "unexpected tag {} (0x{t:02x}) as a value",
+                        protocol::tag_name(t)
+                    ),
+                )
+            }
+        }
+        each(&item).map_err(Fail::Io)?;
+        if let Some((kind, left)) = open {
+            if left > 0 {
+                if stack.len() >= MAX_DEPTH {
+                    return w.bad(at, format!("nesting deeper than {MAX_DEPTH} levels"));
+                }
+                stack.push(Frame {
+                    kind,
+                    left,
+                    index: 0,
+                });
+            }
+        }
+    }
+    if w.pos != buf.len() {
+        return w.bad(w.pos, "trailing data after the document body");
+    }
+    Ok(stats)
+}

@@ -1,0 +1,1176 @@
+//! JSON views of a Sereal graph: a plain one for people, and a lossless one
+//! that converts back to the same graph, and so to the same bytes.
+//!
+//! **Plain** JSON is what a person wants to read: hashes become objects,
+//! arrays arrays, strings strings, numbers numbers, undef `null`. References
+//! are followed (a node met twice is written twice; a reference back into a
+//! node being written, a cycle, becomes `null`), classes, weak references and
+//! the difference between byte and UTF-8 strings are dropped. Reading plain
+//! JSON makes a fresh tree: objects become hash references, arrays array
+//! references.
+//!
+//! **Lossless** JSON keeps everything the graph holds: every scalar kind with
+//! its exact bits, byte versus UTF-8 strings (even invalid UTF-8), shared
+//! nodes and cycles, weak references and aliases, classes, hash key order and
+//! flags, regexps and frozen objects, and for a [`Document`] the protocol
+//! version, compression and user header. Nodes are listed once, in a table,
+//! and referred to by their index there; so the JSON is never nested deeper
+//! than a few levels, however deep the graph. The shapes:
+//!
+//! | JSON | Sereal value |
+//! |---|---|
+//! | `null`, `true`, `false` | `Undef`, `Bool` |
+//! | an integer | `Int` (`UInt` above `i64::MAX`) |
+//! | `{"uint": 7}` | `UInt` of a value that fits an `i64` |
+//! | a number with a fraction or exponent | `Double` |
+//! | `{"double": "NaN"}`, `{"float": "0.1"}` | `Double`, `Float`: Rust's float syntax (`inf`, `-inf`, `NaN`), or `0x` and the exact bits in hex |
+//! | `{"long_double": hex}`, `{"float128": hex}` | the 16 opaque bytes, 32 hex digits |
+//! | `{"sv": "yes"}`, `{"sv": "no"}`, `{"sv": "undef"}` | `True`, `False`, `CanonicalUndef` |
+//! | a string | `Bytes` if ASCII, `Utf8` otherwise (as `Value::from(&str)`) |
+//! | `{"utf8": "abc"}` | `Utf8` of ASCII text |
+//! | `{"bytes": "caf\u00e9"}` | `Bytes` not all ASCII: one character U+0000 to U+00FF per byte |
+//! | `{"utf8_bytes": "\u00ff"}` | `Utf8` whose bytes are not valid UTF-8, one character per byte |
+//! | `{"ref": 3}`, `{"weak": 3}`, `{"alias": 3}` | `Ref`, `Weak`, `Alias` of node 3 |
+//! | `{"weak": null}` | a weak reference whose node is gone |
+//!
+//! A node is an object with one body and an optional `"class"` (a string in
+//! the forms above): `{"array": [...]}`, `{"hash": [[key, value], ...]}` (keys
+//! in order, each key a string in the forms above), `{"scalar": value}`,
+//! `{"regexp": {"pattern": string, "flags": string}}` or `{"frozen": [...]}`.
+//! A document is
+//!
+//! ```json
+//! {"format": "sereal-lossless-1", "protocol": 5, "compression": "none",
+//!  "header": value, "body": value, "nodes": [node, node, ...]}
+//! ```
+//!
+//! with `"header"` present only when the document has user header data, and
+//! `"protocol"`, `"compression"` and `"nodes"` optional.
+//!
+//! ```
+//! use sereal::{json, Ref, Value};
+//! let shared = Ref::array(vec![Value::from(1), Value::utf8("é")]);
+//! let v = Value::array([Value::from(&shared), Value::from(&shared)]);
+//! drop(shared);
+//! let j = json::to_json(&v, true).unwrap();
+//! assert_eq!(
+//!     j,
+//!     serde_json::json!({
+//!         "format": "sereal-lossless-1",
+//!         "body": {"ref": 0},
+//!         "nodes": [{"array": [{"ref": 1}, {"ref": 1}]}, {"array": [1, "é"]}],
+//!     })
+//! );
+//! let back = json::from_json(&j, true).unwrap();
+//! assert_eq!(sereal::encode(&back).unwrap(), sereal::encode(&v).unwrap());
+//! assert_eq!(json::to_json(&v, false).unwrap().to_string(), r#"[[1,"é"],[1,"é"]]"#);
+//! ```
+
+use crate::compress::Compression;
+use crate::decoder::{Decoder, Header};
+use crate::encoder::Encoder;
+use crate::error::{Error, ErrorKind, Result};
+use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
+use serde_json::{json, Map, Number, Value as Json};
+use std::collections::HashMap;
+
+/// The `"format"` of a lossless document.
+pub const LOSSLESS_FORMAT: &str = "sereal-lossless-1";
+
+/// The most JSON values plain output may hold: shared nodes are written out
+/// again at each meeting, so a small document can stand for a huge tree.
+pub const PLAIN_MAX_VALUES: usize = 10_000_000;
+
+/// A decoded Sereal document: the header fields that matter for writing it
+/// again, the user header data, and the body.
+///
+/// ```
+/// use sereal::json::Document;
+/// use sereal::{Decoder, Encoder, EncoderOptions, Value};
+/// let mut enc = Encoder::new(EncoderOptions::new().protocol_version(3)).unwrap();
+/// let bytes = enc.encode_with_header(&Value::array([1, 2]), &Value::from("meta")).unwrap();
+/// let doc = Document::decode(&bytes, &Decoder::default()).unwrap();
+/// let j = doc.to_json(true).unwrap();
+/// assert_eq!(j["protocol"], 3);
+/// let again = Document::from_json(&j, true).unwrap();
+/// assert_eq!(again.encode(&mut enc).unwrap(), bytes);
+/// ```
+#[derive(Debug, Default)]
+pub struct Document {
+    /// The protocol version, when known.
+    pub protocol: Option<u8>,
+    /// The body compression, when known.
+    pub compression: Option<Compression>,
+    /// The user header data, if the document has any.
+    pub header: Option<Value>,
+    /// The body.
+    pub body: Value,
+    /// Nodes that the JSON reaches only through weak references but that
+    /// were alive when it was written (something outside the graph held
+    /// them): held here so those references keep working while the document
+    /// lives. Empty for decoded documents.
+    pub keep_alive: Vec<Ref>,
+}
+
+impl Document {
+    /// Decodes a document: its header fields, user header data and body.
+    pub fn decode(input: &[u8], decoder: &Decoder) -> Result<Document> {
+        let h = Header::parse(input)?;
+        let (header, body) = decoder.decode_with_header(input)?;
+        Ok(Document {
+            protocol: Some(h.version),
+            compression: Some(h.compression),
+            header,
+            body,
+            keep_alive: Vec::new(),
+        })
+    }
+
+    /// Encodes the document with `encoder` (its options decide the protocol
+    /// and compression), with the user header data if there is any.
+    pub fn encode(&self, encoder: &mut Encoder) -> Result<Vec<u8>> {
+        match &self.header {
+            Some(h) => encoder.encode_with_header(&self.body, h),
+            None => encoder.encode(&self.body),
+        }
+    }
+
+    /// The document as JSON: lossless, with the header fields, user header
+    /// and node table; or plain, the body alone.
+    pub fn to_json(&self, lossless: bool) -> Result<Json> {
+        if !lossless {
+            return to_json(&self.body, false);
+        }
+        let mut w = Lossless::default();
+        let header = self.header.as_ref().map(|h| w.slot(h)).transpose()?;
+        let body = w.slot(&self.body)?;
+        let nodes = w.finish()?;
+        let mut m = Map::new();
+        m.insert("format".into(), LOSSLESS_FORMAT.into());
+        if let Some(p) = self.protocol {
+            m.insert("protocol".into(), p.into());
+        }
+        if let Some(c) = self.compression {
+            m.insert("compression".into(), compression_name(c).into());
+        }
+        if let Some(h) = header {
+            m.insert("header".into(), h);
+        }
+        m.insert("body".into(), body);
+        m.insert("nodes".into(), Json::Array(nodes));
+        Ok(Json::Object(m))
+    }
+
+    /// A document from JSON written by [`Document::to_json`] (lossless), or
+    /// from any JSON (plain: the body, with no header fields).
+    pub fn from_json(json: &Json, lossless: bool) -> Result<Document> {
+        if !lossless {
+            return Ok(Document {
+                body: from_json(json, false)?,
+                ..Document::default()
+            });
+        }
+        let top = json
+            .as_object()
+            .ok_or_else(|| invalid("", "a lossless document is a JSON object"))?;
+        match top.get("format").and_then(Json::as_str) {
+            Some(LOSSLESS_FORMAT) => {}
+            Some(other) => {
+                return Err(invalid(
+                    "/format",
+                    &format!("unknown format {other:?} (this version reads {LOSSLESS_FORMAT:?})"),
+                ))
+            }
+            None => {
+                return Err(invalid(
+                    "/format",
+                    &format!("not a lossless document (no \"format\": {LOSSLESS_FORMAT:?}); read it as plain JSON"),
+                ))
+            }
+        }
+        for k in top.keys() {
+            if !matches!(
+                k.as_str(),
+                "format" | "protocol" | "compression" | "header" | "body" | "nodes"
+            ) {
+                return Err(invalid(&format!("/{k}"), "unknown field"));
+            }
+        }
+        let protocol = match top.get("protocol") {
+            None | Some(Json::Null) => None,
+            Some(p) => Some(
+                p.as_u64()
+                    .and_then(|v| u8::try_from(v).ok())
+                    .filter(|v| (1..=5).contains(v))
+                    .ok_or_else(|| invalid("/protocol", "the protocol version is 1 to 5"))?,
+            ),
+        };
+        let compression = match top.get("compression") {
+            None | Some(Json::Null) => None,
+            Some(c) => Some(c.as_str().and_then(compression_from_name).ok_or_else(|| {
+                invalid(
+                    "/compression",
+                    "expected \"none\", \"snappy\", \"zlib\" or \"zstd\"",
+                )
+            })?),
+        };
+        let mut b = Builder::new(top.get("nodes"))?;
+        let header = top
+            .get("header")
+            .map(|h| b.slot(h, &mut Path::root("header")))
+            .transpose()?;
+        let body = b.slot(
+            top.get("body").ok_or_else(|| invalid("/body", "missing"))?,
+            &mut Path::root("body"),
+        )?;
+        b.fill_nodes()?;
+        let keep_alive = b.finish();
+        Ok(Document {
+            protocol,
+            compression,
+            header,
+            body,
+            keep_alive,
+        })
+    }
+}
+
+/// Converts a value to JSON: lossless (see the [module](self) documentation
+/// for the shapes) or plain.
+///
+/// Errors on data JSON cannot stand for: a [`Value::Foreign`], a node borrowed
+/// for writing, or (plain) output of more than [`PLAIN_MAX_VALUES`] values.
+///
+/// ```
+/// use sereal::{json, Value};
+/// let v = Value::hash([("id", Value::from(7)), ("name", Value::utf8("Zoë"))]);
+/// assert_eq!(json::to_json(&v, false).unwrap(), serde_json::json!({"id": 7, "name": "Zoë"}));
+/// let lossless = json::to_json(&v, true).unwrap();
+/// assert_eq!(lossless["nodes"][0], serde_json::json!({"hash": [["id", 7], ["name", "Zoë"]]}));
+/// ```
+pub fn to_json(value: &Value, lossless: bool) -> Result<Json> {
+    if !lossless {
+        let mut p = Plain::default();
+        return p.value(value);
+    }
+    let mut w = Lossless::default();
+    let body = w.slot(value)?;
+    let nodes = w.finish()?;
+    Ok(json!({"format": LOSSLESS_FORMAT, "body": body, "nodes": nodes}))
+}
+
+/// Converts JSON to a value: lossless JSON (as [`to_json`] writes it; a
+/// [`Document`]'s header fields are ignored) back to the same graph, or any
+/// JSON to a plain tree.
+///
+/// A lossless node reached only through weak references has no owner once
+/// this returns, so those references are dead; [`Document::from_json`] keeps
+/// such nodes alive.
+///
+/// ```
+/// use sereal::{json, Value};
+/// let j = serde_json::json!({"ids": [1, 2.5, null], "name": "Zoë"});
+/// let v = json::from_json(&j, false).unwrap();
+/// assert_eq!(v.get("name"), Some(Value::utf8("Zoë")));
+/// assert_eq!(v.get("ids").unwrap().at(1), Some(Value::Double(2.5)));
+/// let err = json::from_json(&serde_json::json!({"format": "sereal-lossless-1", "body": {"ref": 9}}), true);
+/// assert_eq!(err.unwrap_err().to_string(), "at /body/ref: node 9 is not in the node table (0 nodes)");
+/// ```
+pub fn from_json(json: &Json, lossless: bool) -> Result<Value> {
+    if !lossless {
+        return plain_from_json(json);
+    }
+    Document::from_json(json, true).map(|d| d.body)
+}
+
+fn invalid(path: &str, msg: &str) -> Error {
+    let at = if path.is_empty() { "/" } else { path };
+    Error::new(ErrorKind::Invalid(format!("at {at}: {msg}")))
+}
+
+fn compression_name(c: Compression) -> &'static str {
+    match c {
+        Compression::None => "none",
+        Compression::Snappy => "snappy",
+        Compression::Zlib => "zlib",
+        Compression::Zstd => "zstd",
+    }
+}
+
+fn compression_from_name(s: &str) -> Option<Compression> {
+    Some(match s {
+        "none" => Compression::None,
+        "snappy" => Compression::Snappy,
+        "zlib" => Compression::Zlib,
+        "zstd" => Compression::Zstd,
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Strings, keys and floats
+
+/// Bytes as text, one character U+0000 to U+00FF per byte.
+fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+fn from_latin1(s: &str) -> Option<Vec<u8>> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
+/// A string (or key) with its UTF-8 flag, in the lossless forms.
+fn str_json(bytes: &[u8], utf8: bool) -> Json {
+    match (utf8, std::str::from_utf8(bytes)) {
+        (false, _) if bytes.is_ascii() => {
+            Json::String(String::from_utf8(bytes.to_vec()).unwrap_or_default())
+        }
+        (false, _) => json!({"bytes": latin1(bytes)}),
+        (true, Ok(s)) if s.is_ascii() => json!({"utf8": s}),
+        (true, Ok(s)) => Json::String(s.to_owned()),
+        (true, Err(_)) => json!({"utf8_bytes": latin1(bytes)}),
+    }
+}
+
+/// The bytes and UTF-8 flag of a string in the lossless forms, or `None`
+/// when `j` is not one.
+fn str_from_json(j: &Json, path: &Path) -> Result<Option<(Vec<u8>, bool)>> {
+    match j {
+        Json::String(s) => Ok(Some((s.as_bytes().to_vec(), !s.is_ascii()))),
+        Json::Object(m) if m.len() == 1 => {
+            let (k, v) = m.iter().next().expect("one entry");
+            let text = || {
+                v.as_str()
+                    .ok_or_else(|| invalid(&path.with(k), "expected a string"))
+            };
+            let bytes = |s: &str| {
+                from_latin1(s).ok_or_else(|| {
+                    invalid(
+                        &path.with(k),
+                        "a character above U+00FF (one character stands for one byte here)",
+                    )
+                })
+            };
+            Ok(Some(match k.as_str() {
+                "utf8" => (text()?.as_bytes().to_vec(), true),
+                "bytes" => (bytes(text()?)?, false),
+                "utf8_bytes" => (bytes(text()?)?, true),
+                _ => return Ok(None),
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn key_json(k: &Key) -> Json {
+    str_json(k.as_bytes(), k.is_utf8())
+}
+
+fn key_from_json(j: &Json, path: &Path) -> Result<Key> {
+    match str_from_json(j, path)? {
+        Some((b, utf8)) => Ok(Key::new(&b, utf8)),
+        None => Err(invalid(&path.to_string(), "expected a string")),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn from_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    let s = s.as_bytes();
+    if s.len() != 2 * N {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        let pair = std::str::from_utf8(&s[2 * i..2 * i + 2]).ok()?;
+        *o = u8::from_str_radix(pair, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Rust's float syntax when it reads back to the same bits, else the bits.
+fn f64_text(d: f64) -> String {
+    let t = format!("{d:?}");
+    if t.parse::<f64>().is_ok_and(|p| p.to_bits() == d.to_bits()) {
+        t
+    } else {
+        format!("0x{:016x}", d.to_bits())
+    }
+}
+
+fn f32_text(f: f32) -> String {
+    let t = format!("{f:?}");
+    if t.parse::<f32>().is_ok_and(|p| p.to_bits() == f.to_bits()) {
+        t
+    } else {
+        format!("0x{:08x}", f.to_bits())
+    }
+}
+
+fn f64_from_text(s: &str) -> Option<f64> {
+    match s.strip_prefix("0x") {
+        Some(h) if h.len() == 16 => u64::from_str_radix(h, 16).ok().map(f64::from_bits),
+        Some(_) => None,
+        None => s.parse().ok(),
+    }
+}
+
+fn f32_from_text(s: &str) -> Option<f32> {
+    match s.strip_prefix("0x") {
+        Some(h) if h.len() == 8 => u32::from_str_radix(h, 16).ok().map(f32::from_bits),
+        Some(_) => None,
+        None => s.parse().ok(),
+    }
+}
+
+/// A double as a bare JSON number when JSON text of it reads back (with
+/// this crate's JSON reader) as the same bits, else `{"double": text}`.
+fn double_json(d: f64) -> Json {
+    if let Some(n) = Number::from_f64(d) {
+        let text = n.to_string();
+        let back: std::result::Result<Json, _> = serde_json::from_str(&text);
+        if let Ok(Json::Number(b)) = back {
+            if b.is_f64() && b.as_f64().is_some_and(|x| x.to_bits() == d.to_bits()) {
+                return Json::Number(n);
+            }
+        }
+    }
+    json!({"double": f64_text(d)})
+}
+
+// ---------------------------------------------------------------------------
+// Lossless writing
+
+/// JSON Pointer-like paths for error messages, built only on error.
+struct Path {
+    parts: Vec<String>,
+}
+
+impl Path {
+    fn root(first: &str) -> Path {
+        Path {
+            parts: vec![first.to_owned()],
+        }
+    }
+
+    fn with(&self, part: impl std::fmt::Display) -> String {
+        format!("{self}/{part}")
+    }
+}
+
+impl std::fmt::Display for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for p in &self.parts {
+            write!(f, "/{p}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Lossless {
+    /// node address -> index in `nodes`
+    ids: HashMap<usize, usize>,
+    /// The nodes met, by id; holding them keeps their addresses unique.
+    nodes: Vec<Ref>,
+}
+
+impl Lossless {
+    fn id(&mut self, r: &Ref) -> usize {
+        let next = self.nodes.len();
+        let id = *self.ids.entry(r.addr()).or_insert(next);
+        if id == next {
+            self.nodes.push(r.clone());
+        }
+        id
+    }
+
+    fn slot(&mut self, v: &Value) -> Result<Json> {
+        Ok(match v {
+            Value::Undef => Json::Null,
+            Value::CanonicalUndef => json!({"sv": "undef"}),
+            Value::Bool(b) => Json::Bool(*b),
+            Value::True => json!({"sv": "yes"}),
+            Value::False => json!({"sv": "no"}),
+            Value::Int(i) => Json::from(*i),
+            Value::UInt(u) if i64::try_from(*u).is_ok() => json!({"uint": u}),
+            Value::UInt(u) => Json::from(*u),
+            Value::Float(f) => json!({"float": f32_text(*f)}),
+            Value::Double(d) => double_json(*d),
+            Value::LongDouble(b) => json!({"long_double": hex(&b[..])}),
+            Value::Float128(b) => json!({"float128": hex(&b[..])}),
+            Value::Bytes(s) => str_json(s.as_bytes(), false),
+            Value::Utf8(s) => str_json(s.as_bytes(), true),
+            Value::Ref(r) => json!({"ref": self.id(r)}),
+            Value::Alias(r) => json!({"alias": self.id(r)}),
+            Value::Weak(w) => match w.upgrade() {
+                Some(r) => json!({"weak": self.id(&r)}),
+                None => json!({"weak": null}),
+            },
+            Value::Foreign(x) => {
+                return Err(Error::new(ErrorKind::Unsupported(format!(
+                    "a value of type {} cannot be written as JSON",
+                    x.type_name()
+                ))))
+            }
+        })
+    }
+
+    fn slots(&mut self, items: &Array) -> Result<Json> {
+        items
+            .iter()
+            .map(|v| self.slot(v))
+            .collect::<Result<Vec<_>>>()
+            .map(Json::Array)
+    }
+
+    /// The node table: every node met, including those met while writing it.
+    fn finish(mut self) -> Result<Vec<Json>> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.nodes.len() {
+            let node = self.nodes[i].clone();
+            i += 1;
+            let body = node.try_body()?;
+            let mut m = Map::new();
+            let (name, j) = match &*body {
+                Body::Scalar(v) => ("scalar", self.slot(v)?),
+                Body::Array(a) => ("array", self.slots(a)?),
+                Body::Frozen(a) => ("frozen", self.slots(a)?),
+                Body::Hash(h) => (
+                    "hash",
+                    Json::Array(
+                        h.iter()
+                            .map(|(k, v)| Ok(Json::Array(vec![key_json(k), self.slot(v)?])))
+                            .collect::<Result<Vec<_>>>()?,
+                    ),
+                ),
+                Body::Regexp(re) => (
+                    "regexp",
+                    json!({
+                        "pattern": str_json(re.pattern.as_bytes(), re.utf8),
+                        "flags": str_json(re.flags.as_bytes(), false),
+                    }),
+                ),
+            };
+            m.insert(name.into(), j);
+            if let Some(c) = node.class() {
+                m.insert("class".into(), key_json(&c));
+            }
+            out.push(Json::Object(m));
+        }
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Lossless reading
+
+struct Builder<'j> {
+    entries: &'j [Json],
+    /// Every node of the table, made up front so references can be resolved
+    /// in any order; dropped before returning so that each node is held by
+    /// exactly the handles the JSON mentions.
+    nodes: Vec<Ref>,
+}
+
+impl<'j> Builder<'j> {
+    fn new(nodes: Option<&'j Json>) -> Result<Builder<'j>> {
+        let entries: &[Json] = match nodes {
+            None | Some(Json::Null) => &[],
+            Some(Json::Array(a)) => a,
+            Some(_) => return Err(invalid("/nodes", "expected an array of nodes")),
+        };
+        let nodes = entries.iter().map(|_| Ref::scalar(Value::Undef)).collect();
+        Ok(Builder { entries, nodes })
+    }
+
+    fn node(&self, id: &Json, path: &Path, what: &str) -> Result<&Ref> {
+        let n = id.as_u64().ok_or_else(|| {
+            invalid(
+                &path.with(what),
+                "expected a node number (an index in /nodes)",
+            )
+        })?;
+        usize::try_from(n)
+            .ok()
+            .and_then(|i| self.nodes.get(i))
+            .ok_or_else(|| {
+                invalid(
+                    &path.with(what),
+                    &format!(
+                        "node {n} is not in the node table ({} nodes)",
+                        self.nodes.len()
+                    ),
+                )
+            })
+    }
+
+    fn slot(&mut self, j: &Json, path: &mut Path) -> Result<Value> {
+        let bad = |path: &Path| {
+            let mut shown = j.to_string();
+            if shown.len() > 60 {
+                let mut cut = 57;
+                while !shown.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                shown.truncate(cut);
+                shown.push_str("...");
+            }
+            invalid(&path.to_string(), &format!("not a lossless value: {shown}"))
+        };
+        Ok(match j {
+            Json::Null => Value::Undef,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    Value::UInt(u)
+                } else {
+                    Value::Double(n.as_f64().ok_or_else(|| bad(path))?)
+                }
+            }
+            Json::String(s) => Value::from(s.as_str()),
+            Json::Array(_) => return Err(bad(path)),
+            Json::Object(m) => {
+                if let Some((b, utf8)) = str_from_json(j, path)? {
+                    let s = Str::from_vec(b);
+                    return Ok(if utf8 {
+                        Value::Utf8(s)
+                    } else {
+                        Value::Bytes(s)
+                    });
+                }
+                if m.len() != 1 {
+                    return Err(bad(path));
+                }
+                let (k, v) = m.iter().next().expect("one entry");
+                let text = || v.as_str().ok_or_else(|| bad(path));
+                match k.as_str() {
+                    "ref" => Value::Ref(self.node(v, path, k)?.clone()),
+                    "alias" => Value::Alias(self.node(v, path, k)?.clone()),
+                    "weak" if v.is_null() => {
+                        // A weak reference to a node that is gone.
+                        Value::Weak(Ref::scalar(Value::Undef).downgrade())
+                    }
+                    "weak" => Value::Weak(self.node(v, path, k)?.downgrade()),
+                    "sv" => match v.as_str() {
+                        Some("yes") => Value::True,
+                        Some("no") => Value::False,
+                        Some("undef") => Value::CanonicalUndef,
+                        _ => return Err(bad(path)),
+                    },
+                    "uint" => Value::UInt(v.as_u64().ok_or_else(|| bad(path))?),
+                    "double" => Value::Double(
+                        match v {
+                            Json::Number(n) => n.as_f64(),
+                            Json::String(s) => f64_from_text(s),
+                            _ => None,
+                        }
+                        .ok_or_else(|| bad(path))?,
+                    ),
+                    "float" => Value::Float(
+                        match v {
+                            Json::String(s) => f32_from_text(s),
+                            _ => None,
+                        }
+                        .ok_or_else(|| bad(path))?,
+                    ),
+                    "long_double" => {
+                        Value::LongDouble(Box::new(from_hex(text()?).ok_or_else(|| bad(path))?))
+                    }
+                    "float128" => {
+                        Value::Float128(Box::new(from_hex(text()?).ok_or_else(|| bad(path))?))
+                    }
+                    _ => return Err(bad(path)),
+                }
+            }
+        })
+    }
+
+    fn slots(&mut self, j: &Json, path: &mut Path) -> Result<Array> {
+        let items = j
+            .as_array()
+            .ok_or_else(|| invalid(&path.to_string(), "expected an array"))?;
+        let mut out = Array::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            path.parts.push(i.to_string());
+            out.push(self.slot(item, path)?);
+            path.parts.pop();
+        }
+        Ok(out)
+    }
+
+    fn body(&mut self, m: &Map<String, Json>, path: &mut Path) -> Result<Body> {
+        let mut found = None;
+        for (k, v) in m {
+            match k.as_str() {
+                "class" => {}
+                "scalar" | "array" | "hash" | "regexp" | "frozen" if found.is_none() => {
+                    found = Some((k.as_str(), v))
+                }
+                _ => {
+                    return Err(invalid(
+                        &path.with(k),
+                        "a node has one of scalar, array, hash, regexp, frozen, and a class",
+                    ))
+                }
+            }
+        }
+        let (kind, v) = found.ok_or_else(|| {
+            invalid(
+                &path.to_string(),
+                "a node has one of scalar, array, hash, regexp, frozen",
+            )
+        })?;
+        path.parts.push(kind.to_owned());
+        let body = match kind {
+            "scalar" => Body::Scalar(self.slot(v, path)?),
+            "array" => Body::Array(self.slots(v, path)?),
+            "frozen" => Body::Frozen(self.slots(v, path)?),
+            "hash" => {
+                let entries = v
+                    .as_array()
+                    .ok_or_else(|| invalid(&path.to_string(), "expected [[key, value], ...]"))?;
+                let mut h = Hash::with_capacity(entries.len());
+                for (i, e) in entries.iter().enumerate() {
+                    path.parts.push(i.to_string());
+                    let pair = e
+                        .as_array()
+                        .filter(|p| p.len() == 2)
+                        .ok_or_else(|| invalid(&path.to_string(), "expected [key, value]"))?;
+                    path.parts.push("0".into());
+                    let k = key_from_json(&pair[0], path)?;
+                    if h.get_key(&k).is_some() {
+                        return Err(invalid(
+                            &path.to_string(),
+                            &format!("duplicate key {k:?} in a hash"),
+                        ));
+                    }
+                    path.parts.pop();
+                    path.parts.push("1".into());
+                    let v = self.slot(&pair[1], path)?;
+                    path.parts.pop();
+                    h.push_new(k, v);
+                    path.parts.pop();
+                }
+                Body::Hash(h)
+            }
+            _ => {
+                let field = |name: &str| {
+                    let p = path.with(name);
+                    v.get(name)
+                        .ok_or_else(|| invalid(&p, "missing"))
+                        .and_then(|f| {
+                            str_from_json(f, path)?.ok_or_else(|| invalid(&p, "expected a string"))
+                        })
+                };
+                let (pattern, utf8) = field("pattern")?;
+                let (flags, _) = field("flags")?;
+                Body::Regexp(Box::new(Regexp {
+                    pattern: Str::from_vec(pattern),
+                    utf8,
+                    flags: Str::from_vec(flags),
+                }))
+            }
+        };
+        path.parts.pop();
+        Ok(body)
+    }
+
+    /// Builds every node's body and class.
+    fn fill_nodes(&mut self) -> Result<()> {
+        for i in 0..self.entries.len() {
+            let mut path = Path::root("nodes");
+            path.parts.push(i.to_string());
+            let m = self.entries[i]
+                .as_object()
+                .ok_or_else(|| invalid(&path.to_string(), "a node is a JSON object"))?;
+            let body = self.body(m, &mut path)?;
+            let class = m
+                .get("class")
+                .map(|c| {
+                    path.parts.push("class".into());
+                    let k = key_from_json(c, &path);
+                    path.parts.pop();
+                    k
+                })
+                .transpose()?;
+            let node = &self.nodes[i];
+            node.set_body(body);
+            if let Some(c) = class {
+                node.bless(c);
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops the table, returning the nodes only weak references reach.
+    fn finish(self) -> Vec<Ref> {
+        self.nodes
+            .into_iter()
+            .filter(|r| r.strong_count() == 1 && r.weak_count() > 0)
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Plain
+
+#[derive(Default)]
+struct Plain {
+    /// Nodes being written (a meeting of one of them is a cycle).
+    open: HashMap<usize, ()>,
+    count: usize,
+}
+
+impl Plain {
+    fn value(&mut self, v: &Value) -> Result<Json> {
+        self.count += 1;
+        if self.count > PLAIN_MAX_VALUES {
+            return Err(Error::new(ErrorKind::LimitExceeded(format!(
+                "plain JSON of this document would hold more than {PLAIN_MAX_VALUES} values (shared nodes are written out at each meeting); use lossless JSON"
+            ))));
+        }
+        Ok(match v {
+            Value::Undef | Value::CanonicalUndef => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::True => Json::Bool(true),
+            Value::False => Json::Bool(false),
+            Value::Int(i) => Json::from(*i),
+            Value::UInt(u) => Json::from(*u),
+            Value::Float(f) => float_plain(f64::from(*f)),
+            Value::Double(d) => float_plain(*d),
+            Value::LongDouble(b) => float_plain(long_double_to_f64(b)),
+            Value::Float128(b) => float_plain(float128_to_f64(b)),
+            Value::Bytes(s) => Json::String(match std::str::from_utf8(s.as_bytes()) {
+                Ok(t) => t.to_owned(),
+                Err(_) => latin1(s.as_bytes()),
+            }),
+            Value::Utf8(s) => Json::String(String::from_utf8_lossy(s.as_bytes()).into_owned()),
+            Value::Ref(r) | Value::Alias(r) => self.node(r)?,
+            Value::Weak(w) => match w.upgrade() {
+                Some(r) => self.node(&r)?,
+                None => Json::Null,
+            },
+            Value::Foreign(x) => {
+                return Err(Error::new(ErrorKind::Unsupported(format!(
+                    "a value of type {} cannot be written as JSON",
+                    x.type_name()
+                ))))
+            }
+        })
+    }
+
+    fn node(&mut self, r: &Ref) -> Result<Json> {
+        let addr = r.addr();
+        if self.open.contains_key(&addr) {
+            return Ok(Json::Null);
+        }
+        self.open.insert(addr, ());
+        let out = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            let body = r.try_body()?;
+            Ok(match &*body {
+                Body::Scalar(v) => self.value(v)?,
+                Body::Array(a) | Body::Frozen(a) => Json::Array(
+                    a.iter()
+                        .map(|v| self.value(v))
+                        .collect::<Result<Vec<_>>>()?,
+                ),
+                Body::Hash(h) => {
+                    // keys sorted, whatever order serde_json's maps keep
+                    let mut entries: Vec<(String, &Value)> = h
+                        .iter()
+                        .map(|(k, v)| {
+                            let key = match k.as_str() {
+                                Some(s) => s.to_owned(),
+                                None if !k.is_utf8() => latin1(k.as_bytes()),
+                                None => String::from_utf8_lossy(k.as_bytes()).into_owned(),
+                            };
+                            (key, v)
+                        })
+                        .collect();
+                    entries.sort_by(|a, b| a.0.cmp(&b.0));
+                    let mut m = Map::new();
+                    for (key, v) in entries {
+                        m.insert(key, self.value(v)?);
+                    }
+                    Json::Object(m)
+                }
+                Body::Regexp(re) => Json::String(format!(
+                    "(?^{}:{})",
+                    String::from_utf8_lossy(re.flags.as_bytes()),
+                    String::from_utf8_lossy(re.pattern.as_bytes())
+                )),
+            })
+        });
+        self.open.remove(&addr);
+        out
+    }
+}
+
+/// A float as a JSON number; the non-finite ones as Perl prints them.
+fn float_plain(d: f64) -> Json {
+    match Number::from_f64(d) {
+        Some(n) => Json::Number(n),
+        None if d.is_nan() => Json::String("NaN".into()),
+        None if d > 0.0 => Json::String("Inf".into()),
+        None => Json::String("-Inf".into()),
+    }
+}
+
+/// The nearest double to an x87 80-bit long double (little-endian, padded
+/// to 16 bytes).
+fn long_double_to_f64(b: &[u8; 16]) -> f64 {
+    let mant = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+    let se = u16::from_le_bytes([b[8], b[9]]);
+    let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from(se & 0x7fff);
+    if exp == 0x7fff {
+        return if mant << 1 == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    // value = mant * 2^(exp - 16383 - 63); scale in two steps to stay finite
+    let e = if exp == 0 { -16382 } else { exp - 16383 } - 63;
+    sign * scale(mant as f64, e)
+}
+
+/// The nearest double to an IEEE binary128 (little-endian).
+fn float128_to_f64(b: &[u8; 16]) -> f64 {
+    let bits = u128::from_le_bytes(*b);
+    let sign = if bits >> 127 != 0 { -1.0 } else { 1.0 };
+    let exp = ((bits >> 112) & 0x7fff) as i32;
+    let frac = bits & ((1u128 << 112) - 1);
+    if exp == 0x7fff {
+        return if frac == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    let (m, e) = if exp == 0 {
+        (frac, -16382 - 112)
+    } else {
+        (frac | (1u128 << 112), exp - 16383 - 112)
+    };
+    sign * scale(m as f64, e)
+}
+
+fn scale(mut x: f64, mut e: i32) -> f64 {
+    while e > 1000 {
+        x *= 2f64.powi(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        x *= 2f64.powi(-1000);
+        e += 1000;
+    }
+    x * 2f64.powi(e)
+}
+
+fn plain_from_json(j: &Json) -> Result<Value> {
+    Ok(match j {
+        Json::Null => Value::Undef,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::Int(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::UInt(u)
+            } else {
+                Value::Double(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Json::String(s) => Value::from(s.as_str()),
+        Json::Array(a) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            a.iter()
+                .map(plain_from_json)
+                .collect::<Result<Array>>()
+                .map(|items| Value::Ref(Ref::array(items)))
+        })?,
+        Json::Object(m) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            let mut h = Hash::with_capacity(m.len());
+            for (k, v) in m {
+                h.insert(k.as_str(), plain_from_json(v)?);
+            }
+            Ok::<_, Error>(Value::Ref(Ref::hash(h)))
+        })?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(v: &Value) -> Value {
+        let j = to_json(v, true).unwrap();
+        let text = j.to_string();
+        let back = from_json(&serde_json::from_str(&text).unwrap(), true).unwrap();
+        assert_eq!(to_json(&back, true).unwrap(), j, "{text}");
+        assert_eq!(
+            crate::encode(&back).unwrap(),
+            crate::encode(v).unwrap(),
+            "{text}"
+        );
+        back
+    }
+
+    #[test]
+    fn scalars_keep_their_kind_and_bits() {
+        let vals = vec![
+            Value::Undef,
+            Value::CanonicalUndef,
+            Value::Bool(true),
+            Value::True,
+            Value::False,
+            Value::Int(i64::MIN),
+            Value::UInt(5),
+            Value::UInt(u64::MAX),
+            Value::Float(0.1),
+            Value::Float(f32::from_bits(0x7fc0_0001)),
+            Value::Float(-0.0),
+            Value::Double(0.1),
+            Value::Double(1e300),
+            Value::Double(-0.0),
+            Value::Double(f64::NAN),
+            Value::Double(f64::from_bits(0xfff8_0000_0000_0001)),
+            Value::Double(f64::NEG_INFINITY),
+            Value::Double(5e-324),
+            Value::Double(2.0),
+            Value::LongDouble(Box::new([7; 16])),
+            Value::Float128(Box::new([9; 16])),
+            Value::bytes("ascii"),
+            Value::bytes(b"caf\xe9\x00\xff"),
+            Value::bytes("café"),
+            Value::utf8("ascii"),
+            Value::utf8("é"),
+            Value::Utf8(Str::new(b"\xff\xfe")),
+        ];
+        let v = Value::array(vals.clone());
+        let back = round_trip(&v);
+        let got = back.as_ref().unwrap().as_array().unwrap().clone();
+        for (a, b) in vals.iter().zip(got.iter()) {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            if let (Value::Double(x), Value::Double(y)) = (a, b) {
+                assert_eq!(x.to_bits(), y.to_bits());
+            }
+            if let (Value::Float(x), Value::Float(y)) = (a, b) {
+                assert_eq!(x.to_bits(), y.to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn sharing_cycles_weak_alias_classes() {
+        let cell = Ref::scalar(Value::from("x"));
+        let h = Ref::hash(Hash::new()).blessed(Key::utf8("Ünï"));
+        h.hash_mut().unwrap().insert("self", Value::weak(&h));
+        h.hash_mut()
+            .unwrap()
+            .insert(Key::new(b"\xff", false), Value::Alias(cell.clone()));
+        let re = Ref::regexp("a+é", "i");
+        let frozen = Ref::new(Body::Frozen(vec![Value::from(1)].into())).blessed("F");
+        let v = Value::array([
+            Value::from(&h),
+            Value::Alias(cell.clone()),
+            Value::from(&re),
+            Value::from(&re),
+            Value::from(frozen),
+        ]);
+        drop((cell, re));
+        let back = round_trip(&v);
+        back.dismantle();
+        v.dismantle();
+        drop(h);
+    }
+
+    #[test]
+    fn weak_only_nodes_live_in_the_document() {
+        let held = Ref::array(vec![Value::from(1)]);
+        let doc = Document {
+            body: Value::array([Value::weak(&held)]),
+            ..Document::default()
+        };
+        let j = doc.to_json(true).unwrap();
+        let back = Document::from_json(&j, true).unwrap();
+        assert_eq!(back.keep_alive.len(), 1);
+        assert_eq!(back.to_json(true).unwrap(), j);
+        let mut enc = Encoder::new(Default::default()).unwrap();
+        assert_eq!(
+            back.encode(&mut enc).unwrap(),
+            doc.encode(&mut enc).unwrap()
+        );
+        // a dead weak reference stays dead
+        drop(held);
+        let j = doc.to_json(true).unwrap();
+        assert_eq!(j["nodes"][0]["array"][0], json!({"weak": null}));
+        assert_eq!(
+            Document::from_json(&j, true)
+                .unwrap()
+                .encode(&mut enc)
+                .unwrap(),
+            doc.encode(&mut enc).unwrap()
+        );
+    }
+
+    #[test]
+    fn bad_lossless_json_is_an_error_with_its_path() {
+        let cases = [
+            (json!([1]), "at /: a lossless document is a JSON object"),
+            (json!({"body": 1}), "at /format: not a lossless document"),
+            (
+                json!({"format": LOSSLESS_FORMAT, "body": [1]}),
+                "at /body: not a lossless value: [1]",
+            ),
+            (
+                json!({"format": LOSSLESS_FORMAT, "body": {"ref": 0}, "nodes": [{"hash": [["a", 1], ["a", 2]]}]}),
+                "at /nodes/0/hash/1/0: duplicate key",
+            ),
+            (
+                json!({"format": LOSSLESS_FORMAT, "body": {"bytes": "Ā"}}),
+                "at /body/bytes: a character above U+00FF",
+            ),
+            (
+                json!({"format": LOSSLESS_FORMAT, "body": null, "nodes": [{"array": [], "hash": []}]}),
+                "at /nodes/0/hash: a node has one of",
+            ),
+            (
+                json!({"format": LOSSLESS_FORMAT, "body": {"float": 1.5}}),
+                "at /body: not a lossless value",
+            ),
+        ];
+        for (j, want) in cases {
+            let e = from_json(&j, true).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn plain_views() {
+        let shared = Ref::array(vec![Value::from(1)]);
+        let cyc = Ref::array(vec![]);
+        cyc.array_mut().unwrap().push(Value::from(&cyc));
+        let v = Value::array([
+            Value::from(&shared),
+            Value::from(&shared),
+            Value::from(&cyc),
+            Value::bytes(b"\xe9"),
+            Value::Double(f64::NAN),
+            Value::from(Ref::regexp("^a", "i")),
+            Value::LongDouble(Box::new([
+                0, 0, 0, 0, 0, 0, 0, 0xc0, 0xff, 0x3f, 0, 0, 0, 0, 0, 0,
+            ])),
+        ]);
+        assert_eq!(
+            to_json(&v, false).unwrap().to_string(),
+            r#"[[1],[1],[null],"é","NaN","(?^i:^a)",1.5]"#
+        );
+        cyc.array_mut().unwrap().clear();
+    }
+}

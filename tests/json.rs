@@ -1,0 +1,188 @@
+//! Lossless JSON over the whole Perl corpus: every document, decoded, written
+//! as lossless JSON text, read back and encoded again with the case's
+//! options, gives the same bytes.
+
+use sereal::conformance::{encoder_options, frozen_handlers, read_cases, Case};
+use sereal::json::{self, Document};
+use sereal::{Compression, Decoder, Encoder, Header, Value};
+use std::path::PathBuf;
+
+const PROFILES: [&str; 14] = [
+    "v1",
+    "v2",
+    "v3",
+    "v4",
+    "v5",
+    "v5_sort_keys",
+    "v5_canonical",
+    "v5_dedupe",
+    "v5_aliased_dedupe",
+    "v5_no_shared_hashkeys",
+    "v5_snappy",
+    "v5_zlib",
+    "v5_zstd",
+    "v5_freeze",
+];
+
+fn corpus(profile: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/perl-sereal-5.003")
+        .join(format!("{profile}.jsonl.zst"))
+}
+
+/// The header (type bits cleared) and decompressed body of a document.
+fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let h = Header::parse(doc).unwrap();
+    let (body, _) = Decoder::default().body_bytes(doc, &h).unwrap();
+    let mut head = doc[..h.len].to_vec();
+    head[4] &= 0x0f;
+    (head, body.into_owned())
+}
+
+fn same_document(a: &[u8], b: &[u8], compressed: bool) -> bool {
+    if compressed {
+        split(a) == split(b)
+    } else {
+        a == b
+    }
+}
+
+/// Document -> lossless JSON text -> Document; the JSON of the result must
+/// be the JSON it was made from.
+fn through_json(doc: &Document) -> Result<Document, String> {
+    let j = doc.to_json(true).map_err(|e| format!("to_json: {e}"))?;
+    let text = serde_json::to_string(&j).map_err(|e| e.to_string())?;
+    let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let back = Document::from_json(&parsed, true).map_err(|e| format!("from_json: {e}"))?;
+    let again = back
+        .to_json(true)
+        .map_err(|e| format!("to_json again: {e}"))?;
+    if again != j {
+        return Err("the JSON of the rebuilt graph differs".into());
+    }
+    Ok(back)
+}
+
+/// Every check of one case; the first failure.
+fn check(case: &Case) -> Result<(), String> {
+    let opts = encoder_options(&case.options).map_err(|e| e.to_string())?;
+    let compressed = opts.compress != Compression::None;
+    let mut enc = Encoder::new(opts).map_err(|e| e.to_string())?;
+    let mut dec = Decoder::default();
+    frozen_handlers(&mut enc, &mut dec);
+    let canon = case.canon.as_ref().ok_or("no canon")?;
+    // canon, decoded as the conformance check does (THAW for Frozen)
+    let doc = Document::decode(canon, &dec).map_err(|e| e.to_string())?;
+    let back = through_json(&doc)?;
+    let bytes = back.encode(&mut enc).map_err(|e| e.to_string())?;
+    if !same_document(&bytes, canon, compressed) {
+        return Err("canon: re-encoding differs from Perl's bytes".into());
+    }
+    // canon decoded with no THAW handler (frozen objects stay frozen), and
+    // encoded with no FREEZE handler: the graph through JSON encodes as the
+    // graph itself does. (Not always as Perl's bytes: where Perl's FREEZE
+    // returned a container the object also held, Perl wrote `REFN ARRAY`
+    // for it, and a frozen body holding it once writes `ARRAYREF_n`.)
+    let raw = Document::decode(canon, &Decoder::default()).map_err(|e| e.to_string())?;
+    let mut plain_enc = Encoder::new(enc.options().clone()).map_err(|e| e.to_string())?;
+    let want = raw.encode(&mut plain_enc).map_err(|e| e.to_string())?;
+    let bytes = through_json(&raw)?
+        .encode(&mut plain_enc)
+        .map_err(|e| e.to_string())?;
+    if bytes != want {
+        return Err("canon without THAW: the graph through JSON encodes differently".into());
+    }
+    // srl: the graph through JSON encodes as the graph itself does
+    if let Some(srl) = &case.srl {
+        let doc = Document::decode(srl, &dec).map_err(|e| e.to_string())?;
+        let want = doc.encode(&mut enc).map_err(|e| e.to_string())?;
+        let bytes = through_json(&doc)?
+            .encode(&mut enc)
+            .map_err(|e| e.to_string())?;
+        if bytes != want {
+            return Err("srl: the graph through JSON encodes differently".into());
+        }
+        doc.body.dismantle();
+    }
+    doc.body.dismantle();
+    back.body.dismantle();
+    raw.body.dismantle();
+    Ok(())
+}
+
+#[test]
+fn lossless_round_trip_holds_for_every_corpus_document() {
+    let mut held = 0;
+    let mut failed = Vec::new();
+    for p in PROFILES {
+        let cases = read_cases(&corpus(p)).expect("corpus file readable");
+        assert_eq!(cases.len(), 1408, "profile {p}");
+        for c in &cases {
+            match check(c) {
+                Ok(()) => held += 1,
+                Err(e) => failed.push(format!("case {} [{p}] {}: {e}", c.id, c.name)),
+            }
+        }
+    }
+    for f in failed.iter().take(20) {
+        eprintln!("FAIL {f}");
+    }
+    println!(
+        "lossless JSON round trip: {held} held, {} failed",
+        failed.len()
+    );
+    assert!(
+        failed.is_empty(),
+        "{} of {} failed",
+        failed.len(),
+        held + failed.len()
+    );
+    assert_eq!(held, 14 * 1408);
+}
+
+#[test]
+fn plain_json_reads_every_corpus_document() {
+    for p in ["v1", "v5", "v5_freeze"] {
+        for c in read_cases(&corpus(p)).unwrap() {
+            let doc = sereal::decode(c.canon.as_ref().unwrap()).unwrap();
+            let j = json::to_json(&doc, false).unwrap();
+            let text = serde_json::to_string(&j).unwrap();
+            let v = json::from_json(&serde_json::from_str(&text).unwrap(), false).unwrap();
+            // a plain tree always encodes, and reads back as the same JSON
+            let bytes = sereal::encode(&v).unwrap();
+            assert_eq!(
+                json::to_json(&sereal::decode(&bytes).unwrap(), false).unwrap(),
+                j,
+                "case {} [{p}]",
+                c.id
+            );
+            doc.dismantle();
+        }
+    }
+}
+
+#[test]
+fn header_fields_and_user_header_survive() {
+    let mut enc = Encoder::new(
+        sereal::EncoderOptions::new()
+            .protocol_version(3)
+            .compress(Compression::Zlib)
+            .compress_threshold(0),
+    )
+    .unwrap();
+    let body = Value::array((0..50).map(|i| Value::from(format!("item {i}"))));
+    let bytes = enc
+        .encode_with_header(&body, &Value::hash([("v", 1)]))
+        .unwrap();
+    let doc = Document::decode(&bytes, &Decoder::default()).unwrap();
+    let j = doc.to_json(true).unwrap();
+    assert_eq!(j["protocol"], 3);
+    assert_eq!(j["compression"], "zlib");
+    assert!(j.get("header").is_some());
+    let back = Document::from_json(&j, true).unwrap();
+    assert_eq!(back.protocol, Some(3));
+    assert_eq!(back.compression, Some(Compression::Zlib));
+    assert_eq!(back.encode(&mut enc).unwrap(), bytes);
+    // plain: the body alone
+    assert_eq!(doc.to_json(false).unwrap()[49], "item 49");
+}
