@@ -245,7 +245,9 @@ impl Decoder {
     /// an `OBJECT_FREEZE` of the class decodes to what the handler makes of
     /// the values its FREEZE returned. Without a handler such an object
     /// decodes to a node of class `class` with a [`Body::Frozen`] body, which
-    /// encodes back to the same bytes.
+    /// encodes back as the same `OBJECT_FREEZE` and values. (The bytes can
+    /// differ in one case: where FREEZE returned a container its object also
+    /// held, Perl wrote it as shared; decoded, only the frozen values hold it.)
     ///
     /// ```
     /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};

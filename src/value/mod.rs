@@ -169,7 +169,8 @@ pub enum Body {
     Regexp(Box<Regexp>),
     /// The values a FREEZE callback returned for an object, awaiting THAW
     /// (an `OBJECT_FREEZE` decoded with no THAW handler for its class). It
-    /// is written back as `OBJECT_FREEZE`, so the round trip is lossless.
+    /// is written back as `OBJECT_FREEZE` with the same values (see
+    /// [`crate::Decoder::on_thaw`] for the one case where the bytes differ).
     Frozen(Array),
 }
 
