@@ -408,7 +408,8 @@ pub struct Compound<'a, 'w> {
     // With sort_keys: the map's entries, each serialized to bytes, sorted
     // when the map ends.
     sorted: Option<Vec<(String, Vec<u8>)>>,
-    pending_key: Option<String>,
+    // The current map key as text, one buffer for the whole map.
+    key_buf: String,
     // For a variant with content: the one-key hash is closed with the value.
     variant: bool,
 }
@@ -421,7 +422,7 @@ impl<'a, 'w> Compound<'a, 'w> {
             patch,
             count: 0,
             sorted,
-            pending_key: None,
+            key_buf: String::new(),
             variant: false,
         }
     }
@@ -508,15 +509,14 @@ impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        self.pending_key = Some(key.serialize(KeySerializer)?);
-        Ok(())
+        self.key_buf.clear();
+        key.serialize(KeySerializer(&mut self.key_buf))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        let key = self
-            .pending_key
-            .take()
-            .ok_or_else(|| ser::Error::custom("map value without a key"))?;
-        self.entry(Key::Text(&key), v)
+        let key = std::mem::take(&mut self.key_buf);
+        let r = self.entry(Key::Text(&key), v);
+        self.key_buf = key;
+        r
     }
     fn end(self) -> Result<()> {
         self.end_container()
@@ -702,60 +702,62 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     }
 }
 
-/// Turns a map key into the string Perl would use as a hash key.
-struct KeySerializer;
+/// Writes a map key, as the text Perl would use as a hash key, into a buffer.
+struct KeySerializer<'b>(&'b mut String);
 
 macro_rules! key_to_string {
     ($($m:ident: $t:ty),*) => {$(
-        fn $m(self, v: $t) -> Result<String> {
-            Ok(v.to_string())
+        fn $m(self, v: $t) -> Result<()> {
+            use std::fmt::Write;
+            write!(self.0, "{v}").map_err(ser::Error::custom)
         }
     )*};
 }
 
-impl ser::Serializer for KeySerializer {
-    type Ok = String;
+impl ser::Serializer for KeySerializer<'_> {
+    type Ok = ();
     type Error = Error;
-    type SerializeSeq = ser::Impossible<String, Error>;
-    type SerializeTuple = ser::Impossible<String, Error>;
-    type SerializeTupleStruct = ser::Impossible<String, Error>;
-    type SerializeTupleVariant = ser::Impossible<String, Error>;
-    type SerializeMap = ser::Impossible<String, Error>;
-    type SerializeStruct = ser::Impossible<String, Error>;
-    type SerializeStructVariant = ser::Impossible<String, Error>;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
 
     key_to_string!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
-        serialize_f32: f32, serialize_f64: f64, serialize_char: char, serialize_str: &str);
+        serialize_f32: f32, serialize_f64: f64, serialize_char: char);
 
-    fn serialize_bytes(self, v: &[u8]) -> Result<String> {
-        String::from_utf8(v.to_vec()).map_err(|_| ser::Error::custom("a hash key must be text"))
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.0.push_str(v);
+        Ok(())
     }
-    fn serialize_none(self) -> Result<String> {
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        let text =
+            std::str::from_utf8(v).map_err(|_| ser::Error::custom("a hash key must be text"))?;
+        self.0.push_str(text);
+        Ok(())
+    }
+    fn serialize_none(self) -> Result<()> {
         Err(ser::Error::custom("a hash key cannot be None"))
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<String> {
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<()> {
         v.serialize(self)
     }
-    fn serialize_unit(self) -> Result<String> {
+    fn serialize_unit(self) -> Result<()> {
         Err(ser::Error::custom("a hash key cannot be ()"))
     }
-    fn serialize_unit_struct(self, name: &'static str) -> Result<String> {
-        Ok(name.to_owned())
+    fn serialize_unit_struct(self, name: &'static str) -> Result<()> {
+        self.0.push_str(name);
+        Ok(())
     }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<String> {
-        Ok(variant.to_owned())
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.0.push_str(variant);
+        Ok(())
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<String> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Result<()> {
         v.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -764,7 +766,7 @@ impl ser::Serializer for KeySerializer {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<String> {
+    ) -> Result<()> {
         Err(ser::Error::custom("a hash key must be a string or number"))
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
