@@ -151,7 +151,11 @@ impl<'de> Deserializer<'de> {
         f: impl FnOnce(&mut Self) -> Result<V::Value>,
     ) -> Result<V::Value> {
         self.enter()?;
-        let v = stacker::maybe_grow(128 * 1024, 2 * 1024 * 1024, || f(self));
+        let v = if self.depth % 32 == 0 {
+            stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || f(self))
+        } else {
+            f(self)
+        };
         self.depth -= 1;
         v
     }
