@@ -175,6 +175,51 @@ pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
+/// Appends `tag` followed by `n` as a varint.
+#[inline]
+pub(crate) fn write_tag_varint(out: &mut Vec<u8>, t: u8, n: u64) {
+    out.push(t);
+    write_varint(out, n);
+}
+
+/// Appends an integer as Perl writes it: `POS_n`/`NEG_n` when small, else
+/// `VARINT` (non-negative) or `ZIGZAG`.
+#[inline]
+pub(crate) fn write_int(out: &mut Vec<u8>, i: i64) {
+    if i >= 0 {
+        write_uint(out, i as u64);
+    } else if i >= -16 {
+        out.push((i + 32) as u8);
+    } else {
+        write_tag_varint(out, tag::ZIGZAG, zigzag_encode(i));
+    }
+}
+
+/// Appends an unsigned integer: `POS_n` when up to 15, else `VARINT`.
+#[inline]
+pub(crate) fn write_uint(out: &mut Vec<u8>, u: u64) {
+    if u <= 15 {
+        out.push(u as u8);
+    } else {
+        write_tag_varint(out, tag::VARINT, u);
+    }
+}
+
+/// Appends a string as Perl writes it: `STR_UTF8` when flagged UTF-8, else
+/// `SHORT_BINARY_n` up to 31 bytes and `BINARY` beyond.
+#[inline]
+pub(crate) fn write_pv(out: &mut Vec<u8>, bytes: &[u8], utf8: bool) {
+    let n = bytes.len();
+    if utf8 {
+        write_tag_varint(out, tag::STR_UTF8, n as u64);
+    } else if n <= 31 {
+        out.push(tag::SHORT_BINARY_0 | n as u8);
+    } else {
+        write_tag_varint(out, tag::BINARY, n as u64);
+    }
+    out.extend_from_slice(bytes);
+}
+
 /// Zigzag-maps a signed integer so small magnitudes make small varints.
 #[inline]
 pub fn zigzag_encode(n: i64) -> u64 {

@@ -213,21 +213,12 @@ impl<'w> Serializer<'w> {
 
     #[inline]
     fn tag_varint(&mut self, t: u8, n: u64) {
-        self.out.push(t);
-        protocol::write_varint(self.out, n);
+        protocol::write_tag_varint(self.out, t, n);
     }
 
     #[inline]
     fn pv(&mut self, bytes: &[u8], utf8: bool) {
-        let n = bytes.len();
-        if utf8 {
-            self.tag_varint(tag::STR_UTF8, n as u64);
-        } else if n <= 31 {
-            self.out.push(tag::SHORT_BINARY_0 | n as u8);
-        } else {
-            self.tag_varint(tag::BINARY, n as u64);
-        }
-        self.out.extend_from_slice(bytes);
+        protocol::write_pv(self.out, bytes, utf8);
     }
 
     fn string(&mut self, bytes: &[u8], utf8: bool) {
@@ -283,22 +274,12 @@ impl<'w> Serializer<'w> {
 
     #[inline]
     fn int(&mut self, i: i64) {
-        if i >= 0 {
-            self.uint(i as u64);
-        } else if i >= -16 {
-            self.out.push((i + 32) as u8);
-        } else {
-            self.tag_varint(tag::ZIGZAG, protocol::zigzag_encode(i));
-        }
+        protocol::write_int(self.out, i);
     }
 
     #[inline]
     fn uint(&mut self, u: u64) {
-        if u <= 15 {
-            self.out.push(u as u8);
-        } else {
-            self.tag_varint(tag::VARINT, u);
-        }
+        protocol::write_uint(self.out, u);
     }
 
     fn enter(&mut self) -> Result<()> {
@@ -523,27 +504,21 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        self.entry(Key::Field(key), v)
-    }
-    fn end(self) -> Result<()> {
-        self.end_container()
-    }
+macro_rules! struct_impls {
+    ($($tr:ident),*) => {$(
+        impl ser::$tr for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
+                self.entry(Key::Field(key), v)
+            }
+            fn end(self) -> Result<()> {
+                self.end_container()
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        self.entry(Key::Field(key), v)
-    }
-    fn end(self) -> Result<()> {
-        self.end_container()
-    }
-}
+struct_impls!(SerializeStruct, SerializeStructVariant);
 
 impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     type Ok = ();

@@ -80,8 +80,7 @@ impl<'e> Writer<'e> {
 
     #[inline]
     fn tag_varint(&mut self, t: u8, n: u64) {
-        self.out.push(t);
-        protocol::write_varint(self.out, n);
+        protocol::write_tag_varint(self.out, t, n);
     }
 
     #[inline]
@@ -302,22 +301,12 @@ impl<'e> Writer<'e> {
 
     #[inline]
     fn write_int(&mut self, i: i64) {
-        if i >= 0 {
-            self.write_uint(i as u64);
-        } else if i >= -16 {
-            self.out.push((i + 32) as u8);
-        } else {
-            self.tag_varint(tag::ZIGZAG, protocol::zigzag_encode(i));
-        }
+        protocol::write_int(self.out, i);
     }
 
     #[inline]
     fn write_uint(&mut self, u: u64) {
-        if u <= 15 {
-            self.out.push(u as u8);
-        } else {
-            self.tag_varint(tag::VARINT, u);
-        }
+        protocol::write_uint(self.out, u);
     }
 
     fn write_double(&mut self, d: f64) {
@@ -349,15 +338,7 @@ impl<'e> Writer<'e> {
 
     #[inline]
     fn write_pv(&mut self, bytes: &[u8], utf8: bool) {
-        let n = bytes.len();
-        if utf8 {
-            self.tag_varint(tag::STR_UTF8, n as u64);
-        } else if n <= 31 {
-            self.out.push(tag::SHORT_BINARY_0 | n as u8);
-        } else {
-            self.tag_varint(tag::BINARY, n as u64);
-        }
-        self.out.extend_from_slice(bytes);
+        protocol::write_pv(self.out, bytes, utf8);
     }
 
     #[inline]
