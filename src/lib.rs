@@ -9,9 +9,11 @@
 //! assert_eq!(decode(&bytes).unwrap(), v);
 //! ```
 //!
-//! The modules: [`value`] (the graph), [`encoder`], [`decoder`],
-//! [`protocol`] (tags and varints), [`error`], and [`conformance`] (checks
-//! against a corpus of documents written by Perl).
+//! The modules: [`value`] (the graph), [`encoder`] (with FREEZE and the
+//! callback guards), [`decoder`] (with THAW, limits and streams),
+//! [`compress`], [`ser`] and [`de`] (serde), [`json`] (plain and lossless
+//! JSON), [`protocol`] (tags and varints), [`error`], and [`conformance`]
+//! (checks against a corpus of documents written by Perl).
 
 #![warn(missing_docs)]
 
