@@ -624,15 +624,7 @@ impl<'j> Builder<'j> {
         Ok(match j {
             Json::Null => Value::Undef,
             Json::Bool(b) => Value::Bool(*b),
-            Json::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    Value::Int(i)
-                } else if let Some(u) = n.as_u64() {
-                    Value::UInt(u)
-                } else {
-                    Value::Double(n.as_f64().ok_or_else(|| bad(path))?)
-                }
-            }
+            Json::Number(n) => json_number(n).ok_or_else(|| bad(path))?,
             Json::String(s) => Value::from(s.as_str()),
             Json::Array(_) => return Err(bad(path)),
             Json::Object(m) => {
@@ -974,19 +966,23 @@ fn scale(mut x: f64, mut e: i32) -> f64 {
     x * 2f64.powi(e)
 }
 
+/// A JSON number as an integer when it is one (signed, else unsigned), else
+/// a double; `None` for a number `f64` cannot hold.
+fn json_number(n: &serde_json::Number) -> Option<Value> {
+    if let Some(i) = n.as_i64() {
+        Some(Value::Int(i))
+    } else if let Some(u) = n.as_u64() {
+        Some(Value::UInt(u))
+    } else {
+        n.as_f64().map(Value::Double)
+    }
+}
+
 fn plain_from_json(j: &Json) -> Result<Value> {
     Ok(match j {
         Json::Null => Value::Undef,
         Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::Int(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::UInt(u)
-            } else {
-                Value::Double(n.as_f64().unwrap_or(f64::NAN))
-            }
-        }
+        Json::Number(n) => json_number(n).unwrap_or(Value::Double(f64::NAN)),
         Json::String(s) => Value::from(s.as_str()),
         Json::Array(a) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             a.iter()

@@ -316,6 +316,15 @@ impl<'w> Serializer<'w> {
         }
     }
 
+    /// Opens the one-key hash of a variant with content: `HASHREF_1` and
+    /// the variant's name as its key.
+    fn open_variant(&mut self, variant: &'static str) -> Result<()> {
+        self.enter()?;
+        self.out.push(tag::HASHREF_0 + 1);
+        self.field(variant);
+        Ok(())
+    }
+
     fn close(&mut self, patch: Option<usize>, count: usize) -> Result<()> {
         self.depth -= 1;
         if let Some(at) = patch {
@@ -624,9 +633,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         variant: &'static str,
         v: &T,
     ) -> Result<()> {
-        self.enter()?;
-        self.out.push(tag::HASHREF_0 + 1);
-        self.field(variant);
+        self.open_variant(variant)?;
         v.serialize(&mut *self)?;
         self.close(None, 1)
     }
@@ -647,9 +654,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, 'w>> {
-        self.enter()?;
-        self.out.push(tag::HASHREF_0 + 1);
-        self.field(variant);
+        self.open_variant(variant)?;
         let mut c = self.serialize_seq(Some(len))?;
         c.variant = true;
         Ok(c)
@@ -668,9 +673,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, 'w>> {
-        self.enter()?;
-        self.out.push(tag::HASHREF_0 + 1);
-        self.field(variant);
+        self.open_variant(variant)?;
         let mut c = self.serialize_map(Some(len))?;
         c.variant = true;
         Ok(c)
