@@ -11,6 +11,7 @@
 use crate::decoder::{Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::stack::{HasStack, Stack};
 use serde::de::{self, DeserializeSeed, IgnoredAny, Visitor};
 use std::borrow::Cow;
 
@@ -43,6 +44,13 @@ pub struct Deserializer<'de> {
     // could otherwise expand exponentially
     budget: usize,
     opts: DecoderOptions,
+    stack: Stack,
+}
+
+impl HasStack for Deserializer<'_> {
+    fn stack(&mut self) -> &mut Stack {
+        &mut self.stack
+    }
 }
 
 /// Bytes of a string: from the input (borrowable for `'de`) or from a
@@ -72,6 +80,7 @@ impl<'de> Deserializer<'de> {
             max_depth,
             budget,
             opts,
+            stack: Stack::new(),
         })
     }
 
@@ -151,11 +160,7 @@ impl<'de> Deserializer<'de> {
         f: impl FnOnce(&mut Self) -> Result<V::Value>,
     ) -> Result<V::Value> {
         self.enter()?;
-        let v = if self.depth % 32 == 0 {
-            stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || f(self))
-        } else {
-            f(self)
-        };
+        let v = Stack::run(self, f);
         self.depth -= 1;
         v
     }

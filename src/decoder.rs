@@ -4,6 +4,7 @@
 use crate::compress::{Compression, Inflate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::stack::{HasStack, Stack};
 use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
 use std::borrow::Cow;
@@ -486,6 +487,13 @@ struct Reader<'a, 'o> {
     keys: HashMap<usize, Key>,
     classes: HashMap<usize, Key>,
     weak_keep: Vec<Ref>,
+    stack: Stack,
+}
+
+impl HasStack for Reader<'_, '_> {
+    fn stack(&mut self) -> &mut Stack {
+        &mut self.stack
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -507,6 +515,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             keys: HashMap::new(),
             classes: HashMap::new(),
             weak_keep: Vec::new(),
+            stack: Stack::new(),
         }
     }
 
@@ -724,11 +733,7 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     #[inline]
     fn grow<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
-        if self.depth & 31 == 0 {
-            stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || f(self))
-        } else {
-            f(self)
-        }
+        Stack::run(self, f)
     }
 
     fn array_items(&mut self, n: usize) -> Result<Array> {

@@ -863,7 +863,7 @@ impl Plain {
             return Ok(Json::Null);
         }
         self.open.insert(addr, ());
-        let out = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let out = crate::stack::deeper(|| {
             let body = r.try_body()?;
             Ok(match &*body {
                 Body::Scalar(v) => self.value(v)?,
@@ -984,13 +984,13 @@ fn plain_from_json(j: &Json) -> Result<Value> {
         Json::Bool(b) => Value::Bool(*b),
         Json::Number(n) => json_number(n).unwrap_or(Value::Double(f64::NAN)),
         Json::String(s) => Value::from(s.as_str()),
-        Json::Array(a) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        Json::Array(a) => crate::stack::deeper(|| {
             a.iter()
                 .map(plain_from_json)
                 .collect::<Result<Array>>()
                 .map(|items| Value::Ref(Ref::array(items)))
         })?,
-        Json::Object(m) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        Json::Object(m) => crate::stack::deeper(|| {
             let mut h = Hash::with_capacity(m.len());
             for (k, v) in m {
                 h.insert(k.as_str(), plain_from_json(v)?);

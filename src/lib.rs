@@ -26,6 +26,7 @@ pub mod error;
 pub mod json;
 pub mod protocol;
 pub mod ser;
+mod stack;
 pub mod value;
 
 pub use compress::Compression;

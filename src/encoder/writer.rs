@@ -5,6 +5,7 @@ use super::seen::{key_slot, Seen};
 use super::{CallbackPolicy, Callbacks, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::stack::{HasStack, Stack};
 use crate::value::{Body, Foreign, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
@@ -44,6 +45,13 @@ pub(super) struct Writer<'e> {
     /// Whether string values are deduplicated.
     pub dedupe: bool,
     pub warnings: &'e mut Vec<String>,
+    stack: Stack,
+}
+
+impl HasStack for Writer<'_> {
+    fn stack(&mut self) -> &mut Stack {
+        &mut self.stack
+    }
 }
 
 impl<'e> Writer<'e> {
@@ -62,6 +70,7 @@ impl<'e> Writer<'e> {
             snapshot,
             dedupe: enc.opts.dedupe_strings || enc.opts.aliased_dedupe_strings,
             warnings: &mut enc.warnings,
+            stack: Stack::new(),
         }
     }
 
@@ -404,13 +413,7 @@ impl<'e> Writer<'e> {
         if let Some(vals) = replacement {
             return self.write_frozen(rc, extra, weak_ofs, via, &vals);
         }
-        if self.depth & 31 == 0 {
-            stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
-                self.write_node(rc, extra, weak_ofs, via)
-            })
-        } else {
-            self.write_node(rc, extra, weak_ofs, via)
-        }
+        Stack::run(self, |w| w.write_node(rc, extra, weak_ofs, via))
     }
 
     /// The FREEZE values of an object whose class has a handler (with

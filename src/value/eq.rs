@@ -58,7 +58,7 @@ impl GraphEq {
             (Ok(bx), Ok(by)) => (bx, by),
             _ => return false,
         };
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || match (&*bx, &*by) {
+        crate::stack::deeper(|| match (&*bx, &*by) {
             (Body::Scalar(a), Body::Scalar(b)) => self.values(a, b),
             (Body::Array(a), Body::Array(b)) | (Body::Frozen(a), Body::Frozen(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(a, b)| self.values(a, b))

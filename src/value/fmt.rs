@@ -95,7 +95,7 @@ impl Printer {
         }
         match r.try_body() {
             Err(_) => f.write_str("<borrowed>")?,
-            Ok(body) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.body(f, &body))?,
+            Ok(body) => crate::stack::deeper(|| self.body(f, &body))?,
         }
         if let Some(c) = class {
             f.write_str(", ")?;
