@@ -37,7 +37,7 @@ fn deep_documents_within_the_limit_decode() {
     doc.push(0x01);
     let dec = Decoder::new(DecoderOptions::new().max_recursion_depth(60_000));
     let v = dec.decode(&doc).unwrap();
-    let mut inner = v;
+    let mut inner = v.root().clone();
     for _ in 0..depth {
         inner = inner.at(0).unwrap();
     }
@@ -59,4 +59,68 @@ fn the_encoder_refuses_graphs_deeper_than_the_limit() {
     r.array_mut().unwrap().push(Value::from(&r));
     assert!(encode(&Value::from(&r)).is_ok());
     r.array_mut().unwrap().clear();
+}
+
+/// Runs `f` on a thread with a `kib` KiB stack.
+fn on_small_stack(kib: usize, f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(kib * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+/// `n` nested `ARRAYREF_1`s, `HASHREF_1 "k"`s or `REFN`s around `1`.
+fn nested(n: usize, level: &[u8]) -> Vec<u8> {
+    let mut doc = b"=\xF3rl\x05\x00".to_vec();
+    for _ in 0..n {
+        doc.extend_from_slice(level);
+    }
+    doc.push(0x01);
+    doc
+}
+
+/// Nesting just under the default limit decodes, and nesting far past it is
+/// refused, on a 256 KiB thread in any build profile (a debug build's frames
+/// are several times a release build's).
+#[test]
+fn deep_documents_on_small_stacks() {
+    on_small_stack(256, || {
+        for level in [&b"\x41"[..], b"\x51\x61k", b"\x28"] {
+            let doc = nested(9_990, level);
+            let v = decode(&doc).unwrap();
+            // the graph's own walks are deep too
+            assert_eq!(v, decode(&doc).unwrap());
+            assert!(format!("{v:?}").len() > 9_990);
+            let again = encode(&v).unwrap();
+            assert_eq!(decode(&again).unwrap(), v);
+            let refused = nested(1_000_000, level);
+            assert_eq!(
+                decode(&refused).unwrap_err().kind(),
+                &ErrorKind::DepthExceeded(10_000)
+            );
+        }
+    });
+}
+
+/// The encoder's depth limit, on a small stack.
+#[test]
+fn deep_graphs_encode_on_small_stacks() {
+    on_small_stack(256, || {
+        let mut v = Value::from(1);
+        for _ in 0..9_990 {
+            v = Value::array([v]);
+        }
+        let bytes = encode(&v).unwrap();
+        assert_eq!(bytes, nested(9_990, b"\x41"));
+        let mut w = v.clone();
+        for _ in 0..20 {
+            w = Value::array([w]);
+        }
+        assert_eq!(
+            encode(&w).unwrap_err().kind(),
+            &ErrorKind::DepthExceeded(10_000)
+        );
+    });
 }
