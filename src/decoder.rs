@@ -5,7 +5,7 @@ use crate::compress::{Compression, Inflate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
+use crate::value::{Array, Body, Document, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -46,7 +46,10 @@ pub struct DecoderOptions {
     pub max_num_hash_entries: usize,
     /// Maximum elements in one array (default: none).
     pub max_num_array_entries: usize,
-    /// Maximum length of one string, in bytes (default: none).
+    /// Maximum length of one string, in bytes (default: none). As in Perl,
+    /// it applies to strings written with a length (`BINARY`, `STR_UTF8`),
+    /// values and regexp patterns, including a `COPY` of one; short strings
+    /// (under 32 bytes), hash keys and class names are not limited by it.
     pub max_string_length: usize,
     /// Maximum size of a decompressed body (default 256 MiB). A zlib or
     /// Snappy header claiming more, a zstd frame declaring more, or a zstd
@@ -229,7 +232,15 @@ impl std::fmt::Debug for Decoder {
 }
 
 /// Decodes the body of a document with the default options.
-pub fn decode(input: &[u8]) -> Result<Value> {
+///
+/// The [`Document`] dereferences to the root [`Value`] and frees the
+/// graph's cycles when dropped.
+///
+/// ```
+/// let doc = sereal::decode(b"=\xF3rl\x05\x00\x42\x01\x61a").unwrap();
+/// assert_eq!(doc, sereal::Value::array([sereal::Value::from(1), "a".into()]));
+/// ```
+pub fn decode(input: &[u8]) -> Result<Document> {
     Decoder::default().decode(input)
 }
 
@@ -279,13 +290,13 @@ impl Decoder {
     }
 
     /// Decodes the document's body.
-    pub fn decode(&self, input: &[u8]) -> Result<Value> {
+    pub fn decode(&self, input: &[u8]) -> Result<Document> {
         let header = Header::parse(input)?;
         self.body(input, &header)
     }
 
     /// Decodes the user header data and the body.
-    pub fn decode_with_header(&self, input: &[u8]) -> Result<(Option<Value>, Value)> {
+    pub fn decode_with_header(&self, input: &[u8]) -> Result<(Option<Document>, Document)> {
         let header = Header::parse(input)?;
         let user = self.user_header(input, &header)?;
         Ok((user, self.body(input, &header)?))
@@ -293,12 +304,12 @@ impl Decoder {
 
     /// Decodes only the user header data (`None` if the document has none);
     /// the body is not read.
-    pub fn decode_header(&self, input: &[u8]) -> Result<Option<Value>> {
+    pub fn decode_header(&self, input: &[u8]) -> Result<Option<Document>> {
         let header = Header::parse(input)?;
         self.user_header(input, &header)
     }
 
-    fn user_header(&self, input: &[u8], header: &Header) -> Result<Option<Value>> {
+    fn user_header(&self, input: &[u8], header: &Header) -> Result<Option<Document>> {
         match &header.user_data {
             None => Ok(None),
             Some(r) => {
@@ -373,7 +384,7 @@ impl Decoder {
     /// assert_eq!(first, Value::from(1));
     /// assert_eq!(Decoder::default().decode(&stream[used..]).unwrap(), Value::from("two"));
     /// ```
-    pub fn decode_prefix(&self, input: &[u8]) -> Result<(Value, usize)> {
+    pub fn decode_prefix(&self, input: &[u8]) -> Result<(Document, usize)> {
         let header = Header::parse(input)?;
         self.body_prefix(input, &header)
     }
@@ -402,7 +413,7 @@ impl Decoder {
         }
     }
 
-    fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Value, usize)> {
+    fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
         let (body, shift, end) = self.frame(input, header)?;
         let reader = Reader::new(&body, shift, self);
         match end {
@@ -416,10 +427,9 @@ impl Decoder {
         }
     }
 
-    fn body(&self, input: &[u8], header: &Header) -> Result<Value> {
+    fn body(&self, input: &[u8], header: &Header) -> Result<Document> {
         let (v, end) = self.body_prefix(input, header)?;
         if end != input.len() {
-            v.dismantle();
             return Err(Error::at(ErrorKind::TrailingData, end));
         }
         Ok(v)
@@ -442,9 +452,9 @@ impl Documents<'_, '_> {
 }
 
 impl Iterator for Documents<'_, '_> {
-    type Item = Result<Value>;
+    type Item = Result<Document>;
 
-    fn next(&mut self) -> Option<Result<Value>> {
+    fn next(&mut self) -> Option<Result<Document>> {
         if self.done || self.pos >= self.input.len() {
             return None;
         }
@@ -483,11 +493,24 @@ struct Reader<'a, 'o> {
     opts: &'o DecoderOptions,
     thaw: &'o HashMap<Key, ThawFn>,
     depth: usize,
-    tracked: HashMap<usize, Ref>,
+    tracked: HashMap<usize, Tracked>,
     keys: HashMap<usize, Key>,
     classes: HashMap<usize, Key>,
     weak_keep: Vec<Ref>,
+    /// Nodes a back-reference named while they were still being read.
+    cycles: Vec<Ref>,
+    /// Position of the reference tag the last WEAKEN applies to.
+    weak_ref_at: usize,
+    /// Immortal cells that weak references point to (see [`Document`]).
+    keep: Vec<Ref>,
     stack: Stack,
+}
+
+/// A tracked item: its node, and whether it is still being read (so that a
+/// reference to it closes a cycle).
+struct Tracked {
+    node: Ref,
+    open: bool,
 }
 
 impl HasStack for Reader<'_, '_> {
@@ -515,32 +538,39 @@ impl<'a, 'o> Reader<'a, 'o> {
             keys: HashMap::new(),
             classes: HashMap::new(),
             weak_keep: Vec::new(),
+            cycles: Vec::new(),
+            weak_ref_at: usize::MAX,
+            keep: Vec::new(),
             stack: Stack::new(),
         }
     }
 
     /// The whole buffer as one value.
-    fn document(self) -> Result<Value> {
+    fn document(self) -> Result<Document> {
         let len = self.buf.len();
         let (v, used) = self.value_prefix()?;
         if used != len {
-            v.dismantle();
             return Err(Error::at(ErrorKind::TrailingData, used));
         }
         Ok(v)
     }
 
     /// The value at the start of the buffer, and the bytes it took. On
-    /// error the nodes built so far are dismantled: they may form cycles.
-    fn value_prefix(mut self) -> Result<(Value, usize)> {
-        match self.read_value() {
-            Ok(v) => Ok((v, self.pos)),
-            Err(e) => {
-                for node in self.tracked.values() {
-                    Value::Ref(node.clone()).dismantle();
-                }
-                Err(e)
-            }
+    /// error the cycles among the nodes built so far are freed, as a
+    /// document's are when it is dropped.
+    fn value_prefix(mut self) -> Result<(Document, usize)> {
+        let (root, err) = match self.read_value() {
+            Ok(v) => (v, None),
+            Err(e) => (Value::Undef, Some(e)),
+        };
+        // The reader's own handles go first: the document's care for its
+        // cycles counts every other handle as one from outside.
+        drop(std::mem::take(&mut self.tracked));
+        drop(std::mem::take(&mut self.weak_keep));
+        let doc = Document::new(root, self.cycles, self.keep);
+        match err {
+            None => Ok((doc, self.pos)),
+            Some(e) => Err(e),
         }
     }
 
@@ -597,12 +627,7 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.varint()?;
-        if limit != 0 && n > limit as u64 {
-            return Err(self.err_at(
-                ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
-                at,
-            ));
-        }
+        check_limit(n, limit, what, at)?;
         let left = (self.buf.len() - self.pos) as u64;
         if n.saturating_mul(min_bytes as u64) > left {
             return Err(self.err_at(ErrorKind::Truncated, at));
@@ -668,8 +693,20 @@ impl<'a, 'o> Reader<'a, 'o> {
         self.node_from_tag(t & !TRACK_FLAG, at, t & TRACK_FLAG != 0)
     }
 
-    fn track(&mut self, at: usize, node: &Ref) {
-        self.tracked.insert(self.offset_of(at), node.clone());
+    /// Registers the item whose tag is at `at`; `open` while its content is
+    /// still to be read.
+    fn track(&mut self, at: usize, node: &Ref, open: bool) {
+        let node = node.clone();
+        self.tracked
+            .insert(self.offset_of(at), Tracked { node, open });
+    }
+
+    /// Marks the tracked item at `at` as read: references to it from now on
+    /// close no cycle.
+    fn close(&mut self, at: usize) {
+        if let Some(t) = self.tracked.get_mut(&(at + self.shift)) {
+            t.open = false;
+        }
     }
 
     /// A node for the item whose (untracked) tag `t` was read at `at`.
@@ -679,7 +716,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::ARRAY | tag::HASH => {
                 let node = Ref::array(Array::new());
                 if tracked {
-                    self.track(at, &node);
+                    self.track(at, &node, true);
                 }
                 let body = if t == tag::ARRAY {
                     let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
@@ -689,6 +726,9 @@ impl<'a, 'o> Reader<'a, 'o> {
                     Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 node.set_body(body);
+                if tracked {
+                    self.close(at);
+                }
                 node
             }
             tag::ALIAS => {
@@ -697,24 +737,39 @@ impl<'a, 'o> Reader<'a, 'o> {
                     unreachable!("ALIAS reads an alias")
                 };
                 if tracked {
-                    self.track(at, &node);
+                    self.track(at, &node, false);
                 }
                 node
             }
             tag::REGEXP => {
                 let node = Ref::new(self.regexp()?);
                 if tracked {
-                    self.track(at, &node);
+                    self.track(at, &node, false);
                 }
                 node
             }
             _ => {
                 let node = Ref::scalar(Value::Undef);
+                // A cell holding a reference can be part of a cycle.
+                let nests = !matches!(
+                    t,
+                    tag::POS_0..=tag::STR_UTF8
+                        | tag::YES
+                        | tag::NO
+                        | tag::CANONICAL_UNDEF
+                        | tag::FALSE
+                        | tag::TRUE
+                        | tag::FLOAT_128
+                        | tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31
+                );
                 if tracked {
-                    self.track(at, &node);
+                    self.track(at, &node, nests);
                 }
                 let v = self.grow(|r| r.value_from_tag(t, at))?;
                 node.set_body(Body::Scalar(v));
+                if tracked && nests {
+                    self.close(at);
+                }
                 node
             }
         };
@@ -762,14 +817,17 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(h)
     }
 
-    fn string(&mut self, t: u8) -> Result<Option<(&'a [u8], StrKind)>> {
+    /// The string whose tag `t` was just read, or `None` for a tag that is
+    /// not a string. `max_string_length` applies where Perl applies it: to
+    /// `BINARY` and `STR_UTF8` strings that are not hash keys (`limited`).
+    fn string(&mut self, t: u8, limited: bool) -> Result<Option<(&'a [u8], StrKind)>> {
         let (len, kind) = match t {
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => ((t & 31) as usize, StrKind::Bytes),
             tag::BINARY | tag::STR_UTF8 => {
                 let at = self.pos;
                 let n = self.varint()?;
                 let max = self.opts.max_string_length;
-                if max != 0 && n > max as u64 {
+                if limited && max != 0 && n > max as u64 {
                     return Err(self.err_at(
                         ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")),
                         at,
@@ -802,11 +860,14 @@ impl<'a, 'o> Reader<'a, 'o> {
         pos: usize,
         at: usize,
         what: &'static str,
+        limited: bool,
     ) -> Result<(&'a [u8], StrKind)> {
         let saved = self.pos;
         self.pos = pos;
+        // The target may carry the track flag: Perl writes a COPY of a
+        // string that is also a shared or aliased scalar.
         let t = self.byte()?;
-        let s = self.string(t);
+        let s = self.string(t & !TRACK_FLAG, limited);
         let end = self.pos;
         self.pos = saved;
         let s = s?.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), pos))?;
@@ -832,10 +893,11 @@ impl<'a, 'o> Reader<'a, 'o> {
             if let Some(k) = self.keys.get(&p) {
                 return Ok(k.clone());
             }
-            let (b, kind) = self.string_at(p, hash_start, "as the target of a hash key COPY")?;
+            let (b, kind) =
+                self.string_at(p, hash_start, "as the target of a hash key COPY", false)?;
             return Ok(Key::new(b, kind == StrKind::Utf8));
         }
-        match self.string(t)? {
+        match self.string(t, false)? {
             Some((b, kind)) => {
                 let k = Key::new(b, kind == StrKind::Utf8);
                 self.keys.insert(at, k.clone());
@@ -851,10 +913,10 @@ impl<'a, 'o> Reader<'a, 'o> {
         let k = if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            let (b, kind) = self.string_at(p, at, "as the target of a class name COPY")?;
+            let (b, kind) = self.string_at(p, at, "as the target of a class name COPY", false)?;
             Key::new(b, kind == StrKind::Utf8)
         } else {
-            match self.string(t)? {
+            match self.string(t, false)? {
                 Some((b, kind)) => Key::new(b, kind == StrKind::Utf8),
                 None => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at)),
             }
@@ -866,11 +928,11 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn regexp(&mut self) -> Result<Body> {
         let (t, at) = self.next_tag()?;
         let (pattern, kind) = self
-            .string(t & !TRACK_FLAG)?
+            .string(t & !TRACK_FLAG, true)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a regexp pattern"), at))?;
         let (t, at) = self.next_tag()?;
         let (flags, _) = self
-            .string(t & !TRACK_FLAG)?
+            .string(t & !TRACK_FLAG, true)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as regexp flags"), at))?;
         Ok(Body::Regexp(Box::new(Regexp {
             pattern: Str::new(pattern),
@@ -900,7 +962,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::TRUE => Value::True,
             tag::FALSE => Value::False,
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
-                let (b, kind) = self.string(t)?.expect("string tag");
+                let (b, kind) = self.string(t, true)?.expect("string tag");
                 match kind {
                     StrKind::Bytes => Value::Bytes(Str::new(b)),
                     StrKind::Utf8 => Value::Utf8(Str::new(b)),
@@ -913,11 +975,17 @@ impl<'a, 'o> Reader<'a, 'o> {
                 // when its tag is read: a REFP may name its own tracked tag
                 // (Perl writes `$x = \$x` that way).
                 let off = self.varint()?;
-                let node = self
+                let item = self
                     .tracked
-                    .get(&(off as usize))
-                    .cloned()
-                    .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))?;
+                    .get_mut(&(off as usize))
+                    .ok_or_else(|| Error::at(ErrorKind::BadOffset(off, what), at))?;
+                let node = item.node.clone();
+                if item.open && at != self.weak_ref_at {
+                    // A strong reference back into what is being read: a
+                    // cycle, which the document frees when it is dropped.
+                    item.open = false;
+                    self.cycles.push(node.clone());
+                }
                 if t == tag::REFP {
                     Value::Ref(node)
                 } else {
@@ -927,6 +995,12 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
                 self.enter()?;
                 let n = (t & 15) as usize;
+                let (limit, what) = if t <= tag::ARRAYREF_15 {
+                    (self.opts.max_num_array_entries, "array")
+                } else {
+                    (self.opts.max_num_hash_entries, "hash")
+                };
+                check_limit(n as u64, limit, what, at)?;
                 let body = if t <= tag::ARRAYREF_15 {
                     Body::Array(self.grow(|r| r.array_items(n))?)
                 } else {
@@ -951,24 +1025,27 @@ impl<'a, 'o> Reader<'a, 'o> {
                 v
             }
             tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => self.frozen_object(t, at)?,
-            tag::WEAKEN => match self.nested_value()? {
-                Value::Ref(r) => {
-                    let w = r.downgrade();
-                    self.weak_keep.push(r);
-                    Value::Weak(w)
-                }
-                _ => {
+            tag::WEAKEN => {
+                self.weak_ref_at = self.pos;
+                let Value::Ref(r) = self.nested_value()? else {
                     return Err(
                         self.err_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at)
-                    )
+                    );
+                };
+                let w = r.downgrade();
+                if is_immortal(&r) {
+                    self.keep.push(r);
+                } else {
+                    self.weak_keep.push(r);
                 }
-            },
+                Value::Weak(w)
+            }
             tag::COPY => {
                 // COPY targets are strings: that is all Perl writes, and it
                 // keeps decoding linear (no copying of whole structures).
                 let off = self.varint()?;
                 let p = self.target(off, at, "COPY")?;
-                let (b, kind) = self.string_at(p, at, "as the target of a COPY")?;
+                let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
                 match kind {
                     StrKind::Bytes => Value::Bytes(Str::new(b)),
                     StrKind::Utf8 => Value::Utf8(Str::new(b)),
@@ -1043,9 +1120,7 @@ impl Reader<'_, '_> {
         if tracked {
             // Later references to the frozen object mean the thawed one.
             match object.node() {
-                Some(obj) => {
-                    self.tracked.insert(self.offset_of(at2), obj);
-                }
+                Some(obj) => self.track(at2, &obj, false),
                 None => {
                     return Err(self.err_at(
                         ErrorKind::Callback(format!(
@@ -1058,6 +1133,29 @@ impl Reader<'_, '_> {
         }
         Ok(object)
     }
+}
+
+/// Whether `r` is a cell holding one of Perl's immortal scalars (`PL_sv_yes`,
+/// `PL_sv_no`, `PL_sv_undef`): Perl never frees those, so a weak reference
+/// to one stays alive.
+fn is_immortal(r: &Ref) -> bool {
+    matches!(
+        r.try_body().as_deref(),
+        Ok(Body::Scalar(
+            Value::True | Value::False | Value::CanonicalUndef
+        ))
+    )
+}
+
+/// Refuses a container of `n` entries over `limit` (0: none), at `at`.
+fn check_limit(n: u64, limit: usize, what: &str, at: usize) -> Result<()> {
+    if limit != 0 && n > limit as u64 {
+        return Err(Error::at(
+            ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
+            at,
+        ));
+    }
+    Ok(())
 }
 
 /// The node an `OBJECT` blesses: the referent of a reference, or of the

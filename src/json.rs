@@ -102,9 +102,9 @@ pub struct Document {
     /// The body compression, when known.
     pub compression: Option<Compression>,
     /// The user header data, if the document has any.
-    pub header: Option<Value>,
+    pub header: Option<crate::Document>,
     /// The body.
-    pub body: Value,
+    pub body: crate::Document,
     /// Nodes that the JSON reaches only through weak references but that
     /// were alive when it was written (something outside the graph held
     /// them): held here so those references keep working while the document
@@ -166,7 +166,7 @@ impl Document {
     pub fn from_json(json: &Json, lossless: bool) -> Result<Document> {
         if !lossless {
             return Ok(Document {
-                body: from_json(json, false)?,
+                body: from_json(json, false)?.into(),
                 ..Document::default()
             });
         }
@@ -228,8 +228,8 @@ impl Document {
         Ok(Document {
             protocol,
             compression,
-            header,
-            body,
+            header: header.map(Into::into),
+            body: body.into(),
             keep_alive,
         })
     }
@@ -280,7 +280,7 @@ pub fn from_json(json: &Json, lossless: bool) -> Result<Value> {
     if !lossless {
         return plain_from_json(json);
     }
-    Document::from_json(json, true).map(|d| d.body)
+    Document::from_json(json, true).map(|d| d.body.into_value())
 }
 
 fn invalid(path: &str, msg: &str) -> Error {
@@ -1090,7 +1090,7 @@ mod tests {
     fn weak_only_nodes_live_in_the_document() {
         let held = Ref::array(vec![Value::from(1)]);
         let doc = Document {
-            body: Value::array([Value::weak(&held)]),
+            body: Value::array([Value::weak(&held)]).into(),
             ..Document::default()
         };
         let j = doc.to_json(true).unwrap();

@@ -35,7 +35,9 @@ pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents,
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
-pub use value::{Array, Body, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
+pub use value::{
+    Array, Body, Document, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef,
+};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -70,6 +70,7 @@ fn decode(bytes: &[u8]) -> Value {
     Decoder::default()
         .decode(bytes)
         .unwrap_or_else(|e| panic!("decode failed: {e}\nbytes: {}", hex(bytes)))
+        .into_value()
 }
 
 /// A decoder whose THAW handlers rebuild each class as a blessed array of
@@ -864,7 +865,10 @@ fn freeze_returning_the_object_itself() {
             };
             let got = decode(&bytes);
             assert!(got == expected, "{policy:?}: decoded {got:?}");
-            let thawed = thaw_decoder(&["Selfie"]).decode(&bytes).unwrap();
+            let thawed = thaw_decoder(&["Selfie"])
+                .decode(&bytes)
+                .unwrap()
+                .into_value();
             let obj_t = if in_array {
                 thawed.at(0).unwrap()
             } else {
@@ -908,7 +912,7 @@ fn freeze_returning_a_cycle_back_to_the_object() {
                 .to_string(),
             "Cyc"
         );
-        break_cycles(&[got, thawed, r(&e)]);
+        break_cycles(&[got, thawed.into_value(), r(&e)]);
     }
 }
 
@@ -2296,10 +2300,10 @@ fn run_property(mode: PropertyMode, cases: usize, seed: u64) -> Stats {
                     )),
                 }
                 if let Ok(g) = plain {
-                    break_cycles(&[g]);
+                    break_cycles(&[g.into_value()]);
                 }
                 if let Ok(g) = thawed {
-                    break_cycles(&[g]);
+                    break_cycles(&[g.into_value()]);
                 }
             }
         }

@@ -579,7 +579,7 @@ fn perl_160_recursion() {
     let v = dec(DecoderOptions::new().max_recursion_depth(depth + 1))
         .decode(&s)
         .unwrap();
-    let mut inner = v;
+    let mut inner = v.root().clone();
     for _ in 0..depth {
         inner = inner.at(0).unwrap();
     }
@@ -806,7 +806,8 @@ fn perl_020_incremental_and_900_issue_15() {
     assert_eq!(e.offset(), Some(data.len()));
     // ...decode_prefix() reports the bytes consumed.
     let d = Decoder::default();
-    assert_eq!(d.decode_prefix(&with_garbage).unwrap(), (Value::Undef, 7));
+    let (v, used) = d.decode_prefix(&with_garbage).unwrap();
+    assert_eq!((v, used), (Value::Undef.into(), 7));
     let at_offset = cat(&[b"GARBAGE", &data, b"TRAILING"]);
     assert_eq!(d.decode_prefix(&at_offset[7..]).unwrap().1, data.len());
     // documents(): the document, then the garbage as an error with its offset
@@ -823,7 +824,10 @@ fn perl_020_incremental_and_900_issue_15() {
         stream.extend_from_slice(b"=srl\x01\x00");
         stream.push(i);
     }
-    let got: Vec<Value> = d.documents(&stream).map(Result::unwrap).collect();
+    let got: Vec<Value> = d
+        .documents(&stream)
+        .map(|d| d.unwrap().into_value())
+        .collect();
     assert_eq!(got, (1..=5).map(Value::from).collect::<Vec<_>>());
 
     // 30 documents, raw, Snappy and zlib (issue 15: Snappy assumed the rest
@@ -834,7 +838,10 @@ fn perl_020_incremental_and_900_issue_15() {
         for i in 1..=30 {
             stream.extend(encode_with(&Value::from(format!("foo{i}")), &o).unwrap());
         }
-        let got: Vec<Value> = d.documents(&stream).map(Result::unwrap).collect();
+        let got: Vec<Value> = d
+            .documents(&stream)
+            .map(|d| d.unwrap().into_value())
+            .collect();
         assert_eq!(got.len(), 30, "{c:?}");
         assert_eq!(got[29], Value::from("foo30"));
     }
@@ -893,7 +900,13 @@ fn huge_counts_and_lengths_fail_fast_without_allocating() {
                 let e = reject_bounded(&Decoder::default(), &doc, 16 * KIB);
                 assert_kind!(e, doc, ErrorKind::Truncated);
                 let e = reject_bounded(&dec(limits.clone()), &doc, 16 * KIB);
-                assert_kind!(e, doc, ErrorKind::LimitExceeded(_));
+                if name.starts_with("hash key") || name.starts_with("class") {
+                    // As in Perl, max_string_length does not limit hash keys
+                    // and class names: the claim fails as a truncation.
+                    assert_kind!(e, doc, ErrorKind::Truncated);
+                } else {
+                    assert_kind!(e, doc, ErrorKind::LimitExceeded(_));
+                }
                 // the same body in a zstd-compressed document
                 let frame = zstd::bulk::compress(body, 3).unwrap();
                 let z = cat(&[b"=\xF3rl\x45\x00", &varint(frame.len() as u64), &frame]);
@@ -2266,7 +2279,7 @@ fn check_one(d: &Decoder, doc: &[u8]) -> Result<bool, Failure> {
     let again = catch_unwind(AssertUnwindSafe(|| {
         let bytes = encode(&v).map_err(|e| Failure::ReencodeFailed(e.to_string()))?;
         let w = decode(&bytes).map_err(|e| Failure::RedecodeFailed(e.to_string()))?;
-        if w == v {
+        if w == v || weak_only_immortal(&v) {
             Ok(true)
         } else {
             Err(Failure::NotEqual)
@@ -2276,6 +2289,47 @@ fn check_one(d: &Decoder, doc: &[u8]) -> Result<bool, Failure> {
         Err(p) => Err(Failure::Panic(panic_message(p))),
         Ok(r) => r,
     }
+}
+
+/// Whether the graph holds a weak reference to one of Perl's immortals
+/// (`\!!0`, `\!!1`, `\undef`) that nothing in it holds strongly. Such a
+/// reference reads as alive (Perl never frees its immortals), and is written
+/// back as a strong one, as Perl's encoder writes it (`PAD REFN FALSE`), so
+/// the re-decoded graph differs by that weakness.
+fn weak_only_immortal(v: &Value) -> bool {
+    let (mut stack, mut seen): (Vec<Value>, Vec<sereal::Ref>) = (vec![v.clone()], Vec::new());
+    while let Some(v) = stack.pop() {
+        let node = match &v {
+            Value::Weak(w) => match w.upgrade() {
+                // the document's own hold and this upgrade
+                Some(r) if r.strong_count() <= 2 => {
+                    let body = r.body();
+                    if matches!(
+                        &*body,
+                        sereal::Body::Scalar(Value::True | Value::False | Value::CanonicalUndef)
+                    ) {
+                        return true;
+                    }
+                    continue;
+                }
+                _ => continue,
+            },
+            Value::Ref(r) | Value::Alias(r) => r.clone(),
+            _ => continue,
+        };
+        if seen.iter().any(|s| s.ptr_eq(&node)) {
+            continue;
+        }
+        seen.push(node.clone());
+        let body = node.body();
+        match &*body {
+            sereal::Body::Scalar(x) => stack.push(x.clone()),
+            sereal::Body::Array(a) | sereal::Body::Frozen(a) => stack.extend(a.iter().cloned()),
+            sereal::Body::Hash(h) => stack.extend(h.values().cloned()),
+            sereal::Body::Regexp(_) => {}
+        }
+    }
+    false
 }
 
 /// Shrinks a failing input while it fails the same way.

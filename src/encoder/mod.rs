@@ -334,7 +334,7 @@ impl Encoder {
     /// let mut enc = Encoder::new(Default::default()).unwrap();
     /// let doc = enc.encode_with_header(&Value::from(1), &Value::from("meta")).unwrap();
     /// let (header, body) = Decoder::default().decode_with_header(&doc).unwrap();
-    /// assert_eq!(header, Some(Value::from("meta")));
+    /// assert_eq!(header.as_deref(), Some(&Value::from("meta")));
     /// assert_eq!(body, Value::from(1));
     /// ```
     pub fn encode_with_header(&mut self, value: &Value, header: &Value) -> Result<Vec<u8>> {

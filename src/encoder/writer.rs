@@ -516,11 +516,29 @@ impl<'e> Writer<'e> {
         let node: &Node = rc;
         let addr = node as *const Node as usize;
         let mut refcount = Rc::strong_count(rc) - extra;
-        if Rc::weak_count(rc) > 0 {
-            match self.seen.weak.entry(addr) {
+        // SAFETY: nothing can borrow the node for writing while the encoder
+        // uses this reference: no user code runs, or the node is locked, or
+        // (Snapshot) the body is copied before any callback.
+        let body = unsafe { node.body_unguarded() }?;
+        let immortal = match (body, frozen) {
+            (Body::Scalar(v), false) => self.immortal_tag(v),
+            _ => None,
+        };
+        // Every cell of one of Perl's immortals is that one scalar: a weak
+        // reference to it stays weak when the document refers to the same
+        // immortal strongly anywhere (its tag stands for it, never a real
+        // address).
+        let weak_key = match immortal {
+            Some(t) => Some(usize::from(t)),
+            None => (Rc::weak_count(rc) > 0).then_some(addr),
+        };
+        if let Some(key) = weak_key {
+            match self.seen.weak.entry(key) {
                 Entry::Vacant(e) => {
                     e.insert(weak_ofs);
-                    self.seen.retain_node(addr);
+                    if immortal.is_none() {
+                        self.seen.retain_node(addr);
+                    }
                 }
                 Entry::Occupied(mut e) => {
                     if *e.get() != 0 {
@@ -528,18 +546,14 @@ impl<'e> Writer<'e> {
                     }
                 }
             }
+        }
+        if Rc::weak_count(rc) > 0 {
             refcount += 1;
         }
-        // SAFETY: nothing can borrow the node for writing while the encoder
-        // uses this reference: no user code runs, or the node is locked, or
-        // (Snapshot) the body is copied before any callback.
-        let body = unsafe { node.body_unguarded() }?;
         if refcount > 1 {
-            if let (Body::Scalar(v), false) = (body, frozen) {
-                if let Some(t) = self.immortal_tag(v) {
-                    self.out.push(t);
-                    return Ok(None);
-                }
+            if let Some(t) = immortal {
+                self.out.push(t);
+                return Ok(None);
             }
             let here = self.offset();
             match self.seen.refs.entry(addr) {

@@ -23,6 +23,8 @@
 //! ```
 
 mod array;
+mod collect;
+mod document;
 mod eq;
 mod fmt;
 mod hash;
@@ -31,6 +33,7 @@ mod serde;
 mod str;
 
 pub use self::array::Array;
+pub use self::document::Document;
 pub use self::hash::Hash;
 pub use self::key::Key;
 pub use self::str::Str;

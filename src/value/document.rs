@@ -1,0 +1,139 @@
+//! [`Document`]: a decoded graph that frees its own cycles.
+
+use super::collect::collect_cycles;
+use super::{Ref, Value};
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+/// A decoded document: the root [`Value`], and what the decode knows about
+/// the graph it built, so that dropping the document frees everything the
+/// decode made, strong cycles included (Perl's `$h->{self} = $h`), with no
+/// call to remember.
+///
+/// A `Document` dereferences to its root, compares equal to a `Value`, and
+/// prints like one. Handles taken out of it stay whole after it is gone:
+/// only nodes that nothing outside the document holds are freed.
+///
+/// ```
+/// use sereal::{decode, Value};
+/// // Perl: my $h = {}; $h->{self} = $h; encode($h)
+/// let doc = decode(b"=\xF3rl\x05\x00\x28\xaa\x01\x64self\x29\x02").unwrap();
+/// let inner = doc.get("self").unwrap();
+/// assert!(inner.as_ref().unwrap().ptr_eq(doc.as_ref().unwrap()));
+/// drop(inner);
+/// drop(doc); // the cycle is freed here
+///
+/// let doc = decode(b"=\xF3rl\x05\x00\x28\xaa\x01\x64self\x29\x02").unwrap();
+/// let kept: Value = doc.root().clone();
+/// drop(doc); // `kept` still holds the hash, and the hash itself
+/// assert!(kept.get("self").is_some());
+/// kept.dismantle(); // a plain Value's cycles are the caller's to free
+/// ```
+#[derive(Clone, Default)]
+pub struct Document {
+    root: Value,
+    // Boxed so that the common case, a document without cycles or kept
+    // cells, stays one `Value` and a null pointer.
+    extra: Option<Box<Extra>>,
+}
+
+#[derive(Clone, Default)]
+struct Extra {
+    /// Nodes a back-reference named while they were being read: every
+    /// strong cycle the decode built passes through one of them.
+    cycles: Vec<Ref>,
+    /// Cells that weak references in the document point to and that Perl
+    /// never frees (`\!!0`, `\!!1`, `\undef`): held, so they live as long
+    /// as the document.
+    _keep: Vec<Ref>,
+}
+
+impl Document {
+    /// A document made by a decode: its root, the nodes through which its
+    /// cycles pass, and the cells its weak references need alive.
+    pub(crate) fn new(root: Value, cycles: Vec<Ref>, keep: Vec<Ref>) -> Document {
+        let extra = (!cycles.is_empty() || !keep.is_empty()).then(|| {
+            Box::new(Extra {
+                cycles,
+                _keep: keep,
+            })
+        });
+        Document { root, extra }
+    }
+
+    /// The root value.
+    pub fn root(&self) -> &Value {
+        &self.root
+    }
+
+    /// Whether the decode built strong cycles (which dropping the document
+    /// frees).
+    pub fn has_cycles(&self) -> bool {
+        self.extra.as_ref().is_some_and(|e| !e.cycles.is_empty())
+    }
+
+    /// The root, with the document's care for its cycles given up: the
+    /// caller then frees them with [`Value::dismantle`] (or keeps them for
+    /// the life of the process), and weak references to Perl's immortal
+    /// scalars die with the document.
+    pub fn into_value(mut self) -> Value {
+        self.extra = None;
+        std::mem::take(&mut self.root)
+    }
+}
+
+/// A document of a graph built in Rust: its cycles, if any, are the
+/// caller's to free, as for any [`Value`].
+impl From<Value> for Document {
+    fn from(root: Value) -> Document {
+        Document { root, extra: None }
+    }
+}
+
+impl Drop for Document {
+    fn drop(&mut self) {
+        if let Some(extra) = &self.extra {
+            // The root goes first, freeing what no cycle holds: what is
+            // left of the graph is then held by cycles or from outside.
+            drop(std::mem::take(&mut self.root));
+            collect_cycles(&extra.cycles);
+        }
+    }
+}
+
+impl Deref for Document {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.root
+    }
+}
+
+impl DerefMut for Document {
+    fn deref_mut(&mut self) -> &mut Value {
+        &mut self.root
+    }
+}
+
+impl fmt::Debug for Document {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.root.fmt(f)
+    }
+}
+
+impl PartialEq for Document {
+    fn eq(&self, other: &Document) -> bool {
+        self.root == other.root
+    }
+}
+
+impl PartialEq<Value> for Document {
+    fn eq(&self, other: &Value) -> bool {
+        &self.root == other
+    }
+}
+
+impl PartialEq<Document> for Value {
+    fn eq(&self, other: &Document) -> bool {
+        self == &other.root
+    }
+}
