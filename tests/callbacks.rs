@@ -2424,3 +2424,201 @@ fn regression_property_reblessing_handlers() {
     }
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
 }
+
+// ------------------------------- 10. Snapshot writes the bytes Guard writes
+
+/// Decodes `hex` written as one run of digits.
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// An encoder whose `P` objects FREEZE to `(1)` and `Q` objects to
+/// `({k => [1]})`, as the Perl script of
+/// `snapshot_after_a_callback_writes_perls_bytes` defines them.
+fn p_q_encoder(policy: CallbackPolicy) -> Encoder {
+    let mut enc = encoder(policy);
+    enc.on_freeze("P", |_| Ok(vec![int(1)]));
+    enc.on_freeze("Q", |_| Ok(vec![Value::hash([("k", Value::array([1]))])]));
+    enc
+}
+
+/// Snapshot, once a callback has run, counted its own copy's handle on each
+/// element as a reference: a container held once inside a container being
+/// written came out as `REFN HASH`/`REFN ARRAY` instead of the short form
+/// Guard and Perl write. No handler here changes anything, so both policies
+/// must write Perl's bytes.
+#[test]
+fn regression_snapshot_after_a_callback_writes_perls_bytes() {
+    let p = || r(&hash(&[]).blessed("P"));
+    let x = arr([Value::array([1])]);
+    let weak_case = Value::array([p(), r(&x), Value::weak(&x)]);
+    drop(x);
+    // perl -MSereal::Encoder -MScalar::Util=weaken -e '
+    //   sub P::FREEZE { 1 } sub Q::FREEZE { return {k => [1]} }
+    //   my $e = Sereal::Encoder->new({freeze_callbacks => 1}); my $r;
+    //   $r = [bless({}, "P"), {k => 1}];              print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), [1]];                   print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), [[{k => 1}]]];          print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), \[1]];                  print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), bless({k => [1]}, "C")]; print unpack("H*", $e->encode($r)), "\n";
+    //   { my $x = [[1]]; $r = [bless({}, "P"), $x, $x]; weaken($r->[2]) }
+    //                                                 print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "Q")];                        print unpack("H*", $e->encode($r)), "\n";'
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "hash",
+            Value::array([p(), Value::hash([("k", 1)])]),
+            "3df3726c050042326150282b010151616b01",
+        ),
+        (
+            "array",
+            Value::array([p(), Value::array([1])]),
+            "3df3726c050042326150282b01014101",
+        ),
+        (
+            "nested",
+            Value::array([p(), Value::array([Value::array([Value::hash([("k", 1)])])])]),
+            "3df3726c050042326150282b0101414151616b01",
+        ),
+        (
+            "scalar ref",
+            Value::array([p(), Value::scalar_ref(Value::array([1]))]),
+            "3df3726c050042326150282b0101284101",
+        ),
+        (
+            "object",
+            Value::array([p(), r(&hash(&[("k", Value::array([1]))]).blessed("C"))]),
+            "3df3726c050042326150282b01012c614351616b4101",
+        ),
+        (
+            "weak",
+            weak_case,
+            "3df3726c050043326150282b010128ab01410130290a",
+        ),
+        (
+            "FREEZE result",
+            Value::array([r(&hash(&[]).blessed("Q"))]),
+            "3df3726c050041326151282b0151616b4101",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for policy in POLICIES {
+        let mut enc = p_q_encoder(policy);
+        for (what, root, perl) in &cases {
+            let bytes = enc.encode(root).unwrap();
+            if bytes != unhex(perl) {
+                wrong.push(format!(
+                    "{policy:?} {what}:\n  ours {}\n  Perl {}",
+                    hex(&bytes),
+                    hex(&unhex(perl))
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `gen_graph`'s graph with the other kinds of slot mixed in: weak
+/// references, references to scalar cells, aliased cells (held by one slot
+/// or several), containers held once below other containers, and values
+/// only the stringify handler can write.
+fn gen_mixed_graph(rng: &mut SplitMix) -> Vec<Ref> {
+    let nodes = gen_graph(rng);
+    let n = nodes.len();
+    let cells: Vec<Ref> = (0..3).map(|i| Ref::scalar(int(i))).collect();
+    cells[0].set(Body::Scalar(r(&nodes[rng.below(n)]))).unwrap();
+    cells[1]
+        .set(Body::Scalar(Value::array([Value::hash([("k", 1)])])))
+        .unwrap();
+    for (i, node) in nodes.iter().enumerate() {
+        for j in 0..rng.below(4) {
+            let t = &nodes[rng.below(n)];
+            let v = match rng.below(8) {
+                0 => Value::weak(t),
+                1 => Value::scalar_ref(r(t)),
+                2 => Value::scalar_ref(Value::array([int(i as i64)])),
+                3 => Value::Alias(cells[rng.below(cells.len())].clone()),
+                4 => r(&cells[rng.below(cells.len())]),
+                5 => Value::Foreign(Foreign::new(i)),
+                6 => r(&arr([Value::hash([("k", int(j as i64))])]).blessed("Plain")),
+                _ => Value::array([Value::hash([("k", Value::array([1]))])]),
+            };
+            let is_array = matches!(&*node.body(), Body::Array(_));
+            if is_array {
+                node.array_mut().unwrap().push(v);
+            } else {
+                node.hash_mut().unwrap().insert(format!("m{j}"), v);
+            }
+        }
+    }
+    nodes
+}
+
+/// Handlers that change nothing, on random graphs: FREEZE results without
+/// references, with references into the graph, and with new containers;
+/// a stringify handler too. Whenever no callback changes anything, Snapshot
+/// must write exactly the bytes Guard writes.
+#[test]
+fn snapshot_writes_guards_bytes_when_no_callback_changes_anything() {
+    let option_sets = [
+        ("default options", EncoderOptions::new()),
+        ("sort_keys", EncoderOptions::new().sort_keys(true)),
+        (
+            "aliased_dedupe_strings",
+            EncoderOptions::new().aliased_dedupe_strings(true),
+        ),
+    ];
+    let calls = Rc::new(Cell::new(0usize));
+    let mut compared = 0;
+    let mut wrong = Vec::new();
+    for case in 0..1000u64 {
+        let mut rng = SplitMix(0x5EED_05A9_0000 ^ case.wrapping_mul(0x9E37_79B9));
+        let nodes = gen_mixed_graph(&mut rng);
+        let root = r(&nodes[0]);
+        drop(nodes);
+        for results in ["flat", "graph", "new"] {
+            for (named, opts) in &option_sets {
+                let mut bytes = Vec::new();
+                for policy in POLICIES {
+                    let opts = opts
+                        .clone()
+                        .freeze_callbacks(true)
+                        .stringify_unknown(true)
+                        .policy(policy);
+                    let mut enc = Encoder::new(opts).unwrap();
+                    for class in FROZEN_CLASSES {
+                        let calls = calls.clone();
+                        enc.on_freeze(class, move |o| {
+                            calls.set(calls.get() + 1);
+                            let mut vals = freeze_values(o, results == "flat");
+                            if results == "new" {
+                                vals.push(Value::hash([("k", Value::array([1]))]));
+                            }
+                            Ok(vals)
+                        });
+                    }
+                    enc.on_stringify(|_| Ok("foreign".into()));
+                    bytes.push(enc.encode(&root).unwrap());
+                }
+                compared += 1;
+                if bytes[0] != bytes[1] && wrong.len() < 5 {
+                    wrong.push(format!(
+                        "case {case}, {results} FREEZE results, {named}:\n  Guard    {}\n  Snapshot {}",
+                        hex(&bytes[0]),
+                        hex(&bytes[1])
+                    ));
+                }
+            }
+        }
+        break_cycles(&[root]);
+    }
+    assert!(
+        calls.get() > compared,
+        "too few FREEZE calls: {}",
+        calls.get()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
