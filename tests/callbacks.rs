@@ -2622,3 +2622,113 @@ fn snapshot_writes_guards_bytes_when_no_callback_changes_anything() {
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+// -------------------------- 11. COPY, OBJECTV and dedupe across FREEZE results
+
+/// Hash keys, class names and deduplicated strings that first appear in a
+/// FREEZE result, or are added by a handler, are written as `COPY`,
+/// `OBJECTV` and `COPY`/`ALIAS` where they repeat, as Perl writes them. The
+/// encoder skipped recording a key held by one hash (it can never repeat
+/// in a graph that does not change), but a callback can make new hashes
+/// with that key: every FREEZE result `{me => 1}` after the first wrote
+/// `me` in full.
+#[test]
+fn regression_keys_repeated_across_freeze_results_are_copies() {
+    // perl -MSereal::Encoder -e '
+    //   our $H; sub P::FREEZE { return {me => 1} } sub M::FREEZE { $H->{x} = 2; 1 }
+    //   sub Q::FREEZE { return bless({}, "P") } sub C::FREEZE { return bless({}, "K") }
+    //   sub S::FREEZE { return ("abcd", {me => "abcd"}) }
+    //   my $e = Sereal::Encoder->new({freeze_callbacks => 1});
+    //   my $d = Sereal::Encoder->new({freeze_callbacks => 1, dedupe_strings => 1});
+    //   my $a = Sereal::Encoder->new({freeze_callbacks => 1, aliased_dedupe_strings => 1});
+    //   my $r;
+    //   $r = [bless({}, "P"), bless({}, "P")]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [{me => 2}, bless({}, "P")];      print unpack("H*", $e->encode($r)), "\n";
+    //   $H = {}; $r = [{x => 1}, bless({}, "M"), $H]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "Q"), bless({}, "Q")]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "C"), bless({}, "C")]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "S"), bless({}, "S")]; print unpack("H*", $d->encode($r)), "\n";
+    //   $r = [bless({}, "S"), bless({}, "S")]; print unpack("H*", $a->encode($r)), "\n";'
+    let cases = [
+        (
+            "two FREEZE results",
+            "P",
+            EncoderOptions::new(),
+            "3df3726c050042326150282b0151626d65013303282b01512f0901",
+        ),
+        (
+            "key written before the FREEZE",
+            "before",
+            EncoderOptions::new(),
+            "3df3726c05004251626d6502326150282b01512f0301",
+        ),
+        (
+            "key added by a handler",
+            "M",
+            EncoderOptions::new(),
+            "3df3726c0500435161780132614d282b0101282a012f0302",
+        ),
+        (
+            "nested FREEZE results",
+            "Q",
+            EncoderOptions::new(),
+            "3df3726c050042326151282b01326150282b0151626d65013303282b013309282b01512f0f01",
+        ),
+        (
+            "class names",
+            "C",
+            EncoderOptions::new(),
+            "3df3726c050042326143282b012c614b503303282b012d0950",
+        ),
+        (
+            "dedupe_strings",
+            "S",
+            EncoderOptions::new().dedupe_strings(true),
+            "3df3726c050042326153282b02646162636451626d652f083303282b022f08512f0e2f08",
+        ),
+        (
+            "aliased_dedupe_strings",
+            "S",
+            EncoderOptions::new().aliased_dedupe_strings(true),
+            "3df3726c050042326153282b02e46162636451626d652e083303282b022e08512f0e2e08",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for policy in POLICIES {
+        for (what, class, opts, perl) in &cases {
+            let mut enc = Encoder::new(opts.clone().freeze_callbacks(true).policy(policy)).unwrap();
+            let late = Ref::hash(Hash::new());
+            enc.on_freeze("P", |_| Ok(vec![Value::hash([("me", 1)])]));
+            {
+                let late = late.clone();
+                enc.on_freeze("M", move |_| {
+                    late.hash_mut()?.insert("x", 2);
+                    Ok(vec![int(1)])
+                });
+            }
+            enc.on_freeze("Q", |_| Ok(vec![r(&hash(&[]).blessed("P"))]));
+            enc.on_freeze("C", |_| Ok(vec![r(&hash(&[]).blessed("K"))]));
+            enc.on_freeze("S", |_| {
+                Ok(vec![
+                    Value::bytes("abcd"),
+                    Value::hash([("me", Value::bytes("abcd"))]),
+                ])
+            });
+            let obj = || r(&hash(&[]).blessed(*class));
+            let root = match *class {
+                "before" => Value::array([Value::hash([("me", 2)]), r(&hash(&[]).blessed("P"))]),
+                "M" => Value::array([Value::hash([("x", 1)]), obj(), r(&late)]),
+                _ => Value::array([obj(), obj()]),
+            };
+            let bytes = enc.encode(&root).unwrap();
+            if bytes != unhex(perl) {
+                wrong.push(format!(
+                    "{policy:?} {what}:\n  ours {}\n  Perl {}",
+                    hex(&bytes),
+                    hex(&unhex(perl))
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

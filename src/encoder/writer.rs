@@ -410,9 +410,13 @@ impl<'e> Writer<'e> {
         protocol::write_pv(self.out, bytes, utf8);
     }
 
+    /// Writes a hash key, or `COPY` of its first writing. Perl remembers
+    /// every key; a key no other hash holds cannot repeat and is not
+    /// remembered, unless a callback can run: it may make new hashes with
+    /// the key (a FREEZE result, a key added to a hash not written yet).
     #[inline]
     fn write_key(&mut self, k: &Key) {
-        if !self.opts.no_shared_hashkeys && k.may_repeat() {
+        if !self.opts.no_shared_hashkeys && (self.guarded || k.may_repeat()) {
             let addr = k.addr();
             let slot = key_slot(addr);
             let (cached, off) = self.seen.key_cache[slot];
