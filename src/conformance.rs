@@ -22,7 +22,7 @@ use crate::compress::Compression;
 use crate::decoder::{Decoder, Header};
 use crate::encoder::{Encoder, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
-use crate::value::{Ref, Value};
+use crate::value::{Body, Ref, Value};
 use base64::Engine;
 use std::io::BufRead;
 use std::path::Path;
@@ -187,7 +187,15 @@ pub fn frozen_handlers(enc: &mut Encoder, dec: &mut Decoder) {
         Ok(vec![v, Value::from("extra")])
     });
     dec.on_thaw("Frozen", |class, vals| {
-        let v = vals.into_iter().next().unwrap_or_default();
+        // `{v => $data[0]}` stores a copy of the scalar: an aliased cell
+        // (`ALIAS` in the document) gives its value, not itself.
+        let v = match vals.into_iter().next().unwrap_or_default() {
+            Value::Alias(cell) => match &*cell.body() {
+                Body::Scalar(v) => v.clone(),
+                _ => Value::Alias(cell.clone()),
+            },
+            v => v,
+        };
         Ok(Value::Ref(
             Ref::hash([("v", v)].into_iter().collect()).blessed(class),
         ))

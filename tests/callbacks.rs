@@ -2428,3 +2428,311 @@ fn regression_property_reblessing_handlers() {
     }
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
 }
+
+// ------------------------------- 10. Snapshot writes the bytes Guard writes
+
+/// Decodes `hex` written as one run of digits.
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// An encoder whose `P` objects FREEZE to `(1)` and `Q` objects to
+/// `({k => [1]})`, as the Perl script of
+/// `snapshot_after_a_callback_writes_perls_bytes` defines them.
+fn p_q_encoder(policy: CallbackPolicy) -> Encoder {
+    let mut enc = encoder(policy);
+    enc.on_freeze("P", |_| Ok(vec![int(1)]));
+    enc.on_freeze("Q", |_| Ok(vec![Value::hash([("k", Value::array([1]))])]));
+    enc
+}
+
+/// Snapshot, once a callback has run, counted its own copy's handle on each
+/// element as a reference: a container held once inside a container being
+/// written came out as `REFN HASH`/`REFN ARRAY` instead of the short form
+/// Guard and Perl write. No handler here changes anything, so both policies
+/// must write Perl's bytes.
+#[test]
+fn regression_snapshot_after_a_callback_writes_perls_bytes() {
+    let p = || r(&hash(&[]).blessed("P"));
+    let x = arr([Value::array([1])]);
+    let weak_case = Value::array([p(), r(&x), Value::weak(&x)]);
+    drop(x);
+    // perl -MSereal::Encoder -MScalar::Util=weaken -e '
+    //   sub P::FREEZE { 1 } sub Q::FREEZE { return {k => [1]} }
+    //   my $e = Sereal::Encoder->new({freeze_callbacks => 1}); my $r;
+    //   $r = [bless({}, "P"), {k => 1}];              print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), [1]];                   print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), [[{k => 1}]]];          print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), \[1]];                  print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "P"), bless({k => [1]}, "C")]; print unpack("H*", $e->encode($r)), "\n";
+    //   { my $x = [[1]]; $r = [bless({}, "P"), $x, $x]; weaken($r->[2]) }
+    //                                                 print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "Q")];                        print unpack("H*", $e->encode($r)), "\n";'
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "hash",
+            Value::array([p(), Value::hash([("k", 1)])]),
+            "3df3726c050042326150282b010151616b01",
+        ),
+        (
+            "array",
+            Value::array([p(), Value::array([1])]),
+            "3df3726c050042326150282b01014101",
+        ),
+        (
+            "nested",
+            Value::array([p(), Value::array([Value::array([Value::hash([("k", 1)])])])]),
+            "3df3726c050042326150282b0101414151616b01",
+        ),
+        (
+            "scalar ref",
+            Value::array([p(), Value::scalar_ref(Value::array([1]))]),
+            "3df3726c050042326150282b0101284101",
+        ),
+        (
+            "object",
+            Value::array([p(), r(&hash(&[("k", Value::array([1]))]).blessed("C"))]),
+            "3df3726c050042326150282b01012c614351616b4101",
+        ),
+        (
+            "weak",
+            weak_case,
+            "3df3726c050043326150282b010128ab01410130290a",
+        ),
+        (
+            "FREEZE result",
+            Value::array([r(&hash(&[]).blessed("Q"))]),
+            "3df3726c050041326151282b0151616b4101",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for policy in POLICIES {
+        let mut enc = p_q_encoder(policy);
+        for (what, root, perl) in &cases {
+            let bytes = enc.encode(root).unwrap();
+            if bytes != unhex(perl) {
+                wrong.push(format!(
+                    "{policy:?} {what}:\n  ours {}\n  Perl {}",
+                    hex(&bytes),
+                    hex(&unhex(perl))
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `gen_graph`'s graph with the other kinds of slot mixed in: weak
+/// references, references to scalar cells, aliased cells (held by one slot
+/// or several), containers held once below other containers, and values
+/// only the stringify handler can write.
+fn gen_mixed_graph(rng: &mut SplitMix) -> Vec<Ref> {
+    let nodes = gen_graph(rng);
+    let n = nodes.len();
+    let cells: Vec<Ref> = (0..3).map(|i| Ref::scalar(int(i))).collect();
+    cells[0].set(Body::Scalar(r(&nodes[rng.below(n)]))).unwrap();
+    cells[1]
+        .set(Body::Scalar(Value::array([Value::hash([("k", 1)])])))
+        .unwrap();
+    for (i, node) in nodes.iter().enumerate() {
+        for j in 0..rng.below(4) {
+            let t = &nodes[rng.below(n)];
+            let v = match rng.below(8) {
+                0 => Value::weak(t),
+                1 => Value::scalar_ref(r(t)),
+                2 => Value::scalar_ref(Value::array([int(i as i64)])),
+                3 => Value::Alias(cells[rng.below(cells.len())].clone()),
+                4 => r(&cells[rng.below(cells.len())]),
+                5 => Value::Foreign(Foreign::new(i)),
+                6 => r(&arr([Value::hash([("k", int(j as i64))])]).blessed("Plain")),
+                _ => Value::array([Value::hash([("k", Value::array([1]))])]),
+            };
+            let is_array = matches!(&*node.body(), Body::Array(_));
+            if is_array {
+                node.array_mut().unwrap().push(v);
+            } else {
+                node.hash_mut().unwrap().insert(format!("m{j}"), v);
+            }
+        }
+    }
+    nodes
+}
+
+/// Handlers that change nothing, on random graphs: FREEZE results without
+/// references, with references into the graph, and with new containers;
+/// a stringify handler too. Whenever no callback changes anything, Snapshot
+/// must write exactly the bytes Guard writes.
+#[test]
+fn snapshot_writes_guards_bytes_when_no_callback_changes_anything() {
+    let option_sets = [
+        ("default options", EncoderOptions::new()),
+        ("sort_keys", EncoderOptions::new().sort_keys(true)),
+        (
+            "aliased_dedupe_strings",
+            EncoderOptions::new().aliased_dedupe_strings(true),
+        ),
+    ];
+    let calls = Rc::new(Cell::new(0usize));
+    let mut compared = 0;
+    let mut wrong = Vec::new();
+    for case in 0..1000u64 {
+        let mut rng = SplitMix(0x5EED_05A9_0000 ^ case.wrapping_mul(0x9E37_79B9));
+        let nodes = gen_mixed_graph(&mut rng);
+        let root = r(&nodes[0]);
+        drop(nodes);
+        for results in ["flat", "graph", "new"] {
+            for (named, opts) in &option_sets {
+                let mut bytes = Vec::new();
+                for policy in POLICIES {
+                    let opts = opts
+                        .clone()
+                        .freeze_callbacks(true)
+                        .stringify_unknown(true)
+                        .policy(policy);
+                    let mut enc = Encoder::new(opts).unwrap();
+                    for class in FROZEN_CLASSES {
+                        let calls = calls.clone();
+                        enc.on_freeze(class, move |o| {
+                            calls.set(calls.get() + 1);
+                            let mut vals = freeze_values(o, results == "flat");
+                            if results == "new" {
+                                vals.push(Value::hash([("k", Value::array([1]))]));
+                            }
+                            Ok(vals)
+                        });
+                    }
+                    enc.on_stringify(|_| Ok("foreign".into()));
+                    bytes.push(enc.encode(&root).unwrap());
+                }
+                compared += 1;
+                if bytes[0] != bytes[1] && wrong.len() < 5 {
+                    wrong.push(format!(
+                        "case {case}, {results} FREEZE results, {named}:\n  Guard    {}\n  Snapshot {}",
+                        hex(&bytes[0]),
+                        hex(&bytes[1])
+                    ));
+                }
+            }
+        }
+        break_cycles(&[root]);
+    }
+    assert!(
+        calls.get() > compared,
+        "too few FREEZE calls: {}",
+        calls.get()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+// -------------------------- 11. COPY, OBJECTV and dedupe across FREEZE results
+
+/// Hash keys, class names and deduplicated strings that first appear in a
+/// FREEZE result, or are added by a handler, are written as `COPY`,
+/// `OBJECTV` and `COPY`/`ALIAS` where they repeat, as Perl writes them. The
+/// encoder skipped recording a key held by one hash (it can never repeat
+/// in a graph that does not change), but a callback can make new hashes
+/// with that key: every FREEZE result `{me => 1}` after the first wrote
+/// `me` in full.
+#[test]
+fn regression_keys_repeated_across_freeze_results_are_copies() {
+    // perl -MSereal::Encoder -e '
+    //   our $H; sub P::FREEZE { return {me => 1} } sub M::FREEZE { $H->{x} = 2; 1 }
+    //   sub Q::FREEZE { return bless({}, "P") } sub C::FREEZE { return bless({}, "K") }
+    //   sub S::FREEZE { return ("abcd", {me => "abcd"}) }
+    //   my $e = Sereal::Encoder->new({freeze_callbacks => 1});
+    //   my $d = Sereal::Encoder->new({freeze_callbacks => 1, dedupe_strings => 1});
+    //   my $a = Sereal::Encoder->new({freeze_callbacks => 1, aliased_dedupe_strings => 1});
+    //   my $r;
+    //   $r = [bless({}, "P"), bless({}, "P")]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [{me => 2}, bless({}, "P")];      print unpack("H*", $e->encode($r)), "\n";
+    //   $H = {}; $r = [{x => 1}, bless({}, "M"), $H]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "Q"), bless({}, "Q")]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "C"), bless({}, "C")]; print unpack("H*", $e->encode($r)), "\n";
+    //   $r = [bless({}, "S"), bless({}, "S")]; print unpack("H*", $d->encode($r)), "\n";
+    //   $r = [bless({}, "S"), bless({}, "S")]; print unpack("H*", $a->encode($r)), "\n";'
+    let cases = [
+        (
+            "two FREEZE results",
+            "P",
+            EncoderOptions::new(),
+            "3df3726c050042326150282b0151626d65013303282b01512f0901",
+        ),
+        (
+            "key written before the FREEZE",
+            "before",
+            EncoderOptions::new(),
+            "3df3726c05004251626d6502326150282b01512f0301",
+        ),
+        (
+            "key added by a handler",
+            "M",
+            EncoderOptions::new(),
+            "3df3726c0500435161780132614d282b0101282a012f0302",
+        ),
+        (
+            "nested FREEZE results",
+            "Q",
+            EncoderOptions::new(),
+            "3df3726c050042326151282b01326150282b0151626d65013303282b013309282b01512f0f01",
+        ),
+        (
+            "class names",
+            "C",
+            EncoderOptions::new(),
+            "3df3726c050042326143282b012c614b503303282b012d0950",
+        ),
+        (
+            "dedupe_strings",
+            "S",
+            EncoderOptions::new().dedupe_strings(true),
+            "3df3726c050042326153282b02646162636451626d652f083303282b022f08512f0e2f08",
+        ),
+        (
+            "aliased_dedupe_strings",
+            "S",
+            EncoderOptions::new().aliased_dedupe_strings(true),
+            "3df3726c050042326153282b02e46162636451626d652e083303282b022e08512f0e2e08",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for policy in POLICIES {
+        for (what, class, opts, perl) in &cases {
+            let mut enc = Encoder::new(opts.clone().freeze_callbacks(true).policy(policy)).unwrap();
+            let late = Ref::hash(Hash::new());
+            enc.on_freeze("P", |_| Ok(vec![Value::hash([("me", 1)])]));
+            {
+                let late = late.clone();
+                enc.on_freeze("M", move |_| {
+                    late.hash_mut()?.insert("x", 2);
+                    Ok(vec![int(1)])
+                });
+            }
+            enc.on_freeze("Q", |_| Ok(vec![r(&hash(&[]).blessed("P"))]));
+            enc.on_freeze("C", |_| Ok(vec![r(&hash(&[]).blessed("K"))]));
+            enc.on_freeze("S", |_| {
+                Ok(vec![
+                    Value::bytes("abcd"),
+                    Value::hash([("me", Value::bytes("abcd"))]),
+                ])
+            });
+            let obj = || r(&hash(&[]).blessed(*class));
+            let root = match *class {
+                "before" => Value::array([Value::hash([("me", 2)]), r(&hash(&[]).blessed("P"))]),
+                "M" => Value::array([Value::hash([("x", 1)]), obj(), r(&late)]),
+                _ => Value::array([obj(), obj()]),
+            };
+            let bytes = enc.encode(&root).unwrap();
+            if bytes != unhex(perl) {
+                wrong.push(format!(
+                    "{policy:?} {what}:\n  ours {}\n  Perl {}",
+                    hex(&bytes),
+                    hex(&unhex(perl))
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -10,12 +10,79 @@ use crate::value::{Body, Foreign, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
 
-/// The `extra` of values read from a snapshot copy: until a callback has
-/// run, the copy's one handle on each child is subtracted so the counts are
-/// Perl's; once one has run the counts may have changed since the copy was
-/// made, so the handle counts as a reference, which keeps every node the
-/// copy holds tracked and its sharing intact.
-const SNAPSHOT: usize = usize::MAX;
+/// How to read the reference count of a slot's node as Perl would: the
+/// live strong count less the `own` handles the encoder itself holds on it,
+/// and never less than `floor`.
+///
+/// A slot of a snapshot copy (the Snapshot policy) has the copy's handles
+/// as `own` and, as `floor`, the node's count when the copy was made (the
+/// copy's handles not included). Until a callback changes something the
+/// two readings agree; a callback that drops handles cannot lower the count
+/// below what the graph had when the container was entered (which keeps
+/// its sharing), and one that adds handles raises it, as it does for Guard.
+#[derive(Clone, Copy)]
+struct Held {
+    own: usize,
+    floor: usize,
+}
+
+impl Held {
+    /// A slot of the graph itself (or of the encoder's FREEZE values).
+    const GRAPH: Held = Held::own(0);
+
+    /// A slot on whose node the encoder holds `own` handles.
+    const fn own(own: usize) -> Held {
+        Held { own, floor: 0 }
+    }
+
+    #[inline]
+    fn count(self, rc: &Rc<Node>) -> usize {
+        Rc::strong_count(rc)
+            .saturating_sub(self.own)
+            .max(self.floor)
+    }
+}
+
+/// The node a slot holds a strong handle on, if any.
+fn slot_node(v: &Value) -> Option<&Rc<Node>> {
+    match v {
+        Value::Ref(r) | Value::Alias(r) => Some(&r.0),
+        _ => None,
+    }
+}
+
+/// The slots of a body, in the order [`Writer::write_body`] numbers them.
+fn slots(body: &Body) -> impl Iterator<Item = &Value> {
+    let (one, many, entries): (Option<&Value>, &[Value], &[(Key, Value)]) = match body {
+        Body::Scalar(v) => (Some(v), &[], &[]),
+        Body::Array(items) | Body::Frozen(items) => (None, items, &[]),
+        Body::Hash(h) => (None, &[], h.entries()),
+        Body::Regexp(_) => (None, &[], &[]),
+    };
+    one.into_iter()
+        .chain(many)
+        .chain(entries.iter().map(|(_, v)| v))
+}
+
+/// The Snapshot policy's copy of a body, with how to count each of its
+/// slots' nodes.
+fn snapshot(body: &Body) -> (Body, Vec<Held>) {
+    let before: Vec<usize> = slots(body)
+        .map(|v| slot_node(v).map_or(0, Rc::strong_count))
+        .collect();
+    let copy = body.clone();
+    let held = slots(&copy)
+        .zip(before)
+        .map(|(v, floor)| match slot_node(v) {
+            Some(rc) => Held {
+                own: Rc::strong_count(rc) - floor,
+                floor,
+            },
+            None => Held::GRAPH,
+        })
+        .collect();
+    (copy, held)
+}
 
 /// How the encoder reached a node.
 #[derive(Clone, Copy)]
@@ -77,7 +144,7 @@ impl<'e> Writer<'e> {
     /// Writes a whole body for `value`.
     pub fn body(&mut self, value: &Value) -> Result<()> {
         self.enter()?;
-        self.value(value, 0)?;
+        self.value(value, Held::GRAPH)?;
         self.fix_weak_refs();
         Ok(())
     }
@@ -186,15 +253,8 @@ impl<'e> Writer<'e> {
         true
     }
 
-    /// Writes one slot. `extra` counts the handles on the slot's node that
-    /// the encoder itself holds, which Perl's reference counts would not
-    /// include ([`SNAPSHOT`] for a snapshot's copy).
-    fn value(&mut self, v: &Value, extra: usize) -> Result<()> {
-        let extra = match extra {
-            SNAPSHOT if self.seen.retaining => 0,
-            SNAPSHOT => 1,
-            n => n,
-        };
+    /// Writes one slot; `held` says how to count its node's references.
+    fn value(&mut self, v: &Value, held: Held) -> Result<()> {
         let version = self.opts.protocol_version;
         match v {
             Value::Undef => self.out.push(tag::UNDEF),
@@ -225,7 +285,7 @@ impl<'e> Writer<'e> {
             Value::Utf8(s) => self.write_string(s.as_bytes(), true),
             Value::Ref(r) => {
                 self.enter()?;
-                self.write_ref(&r.0, extra, false)?;
+                self.write_ref(&r.0, held, false)?;
                 self.depth -= 1;
             }
             Value::Weak(w) => {
@@ -236,22 +296,22 @@ impl<'e> Writer<'e> {
                     self.enter()?;
                     if self.guarded {
                         // A callback could drop the node's owners: hold it.
-                        let held = w.0.upgrade().expect("strong count checked");
-                        self.write_ref(&held, 1, true)?;
+                        let node = w.0.upgrade().expect("strong count checked");
+                        self.write_ref(&node, Held::own(1), true)?;
                     } else {
                         // SAFETY: the node is alive (strong count checked) and
                         // no user code runs in this encode, so it stays alive;
                         // `ManuallyDrop` keeps the count as it was.
-                        let held =
+                        let node =
                             std::mem::ManuallyDrop::new(unsafe { Rc::from_raw(w.0.as_ptr()) });
-                        self.write_ref(&held, 0, true)?;
+                        self.write_ref(&node, Held::GRAPH, true)?;
                     }
                     self.depth -= 1;
                 }
             }
             Value::Alias(r) => {
                 self.enter()?;
-                self.write_node(&r.0, extra, 0, Via::Slot)?;
+                self.write_node(&r.0, held, 0, Via::Slot)?;
                 self.depth -= 1;
             }
             Value::Foreign(x) => self.write_foreign(x)?,
@@ -350,9 +410,13 @@ impl<'e> Writer<'e> {
         protocol::write_pv(self.out, bytes, utf8);
     }
 
+    /// Writes a hash key, or `COPY` of its first writing. Perl remembers
+    /// every key; a key no other hash holds cannot repeat and is not
+    /// remembered, unless a callback can run: it may make new hashes with
+    /// the key (a FREEZE result, a key added to a hash not written yet).
     #[inline]
     fn write_key(&mut self, k: &Key) {
-        if !self.opts.no_shared_hashkeys && k.may_repeat() {
+        if !self.opts.no_shared_hashkeys && (self.guarded || k.may_repeat()) {
             let addr = k.addr();
             let slot = key_slot(addr);
             let (cached, off) = self.seen.key_cache[slot];
@@ -378,7 +442,7 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes a reference (strong, or weak with `weak`) to a node.
-    fn write_ref(&mut self, rc: &Rc<Node>, extra: usize, weak: bool) -> Result<()> {
+    fn write_ref(&mut self, rc: &Rc<Node>, held: Held, weak: bool) -> Result<()> {
         let mut weak_ofs = 0;
         if weak {
             weak_ofs = self.offset();
@@ -402,7 +466,7 @@ impl<'e> Writer<'e> {
                 return Err(Error::new(ErrorKind::BlessRefused));
             }
             if !self.opts.no_bless_objects {
-                replacement = self.frozen(rc, extra, &class)?;
+                replacement = self.frozen(rc, held, &class)?;
                 if self.write_class(rc, &class, replacement.is_some())? {
                     rewrite = self.out.len();
                 }
@@ -411,14 +475,14 @@ impl<'e> Writer<'e> {
         self.out.push(tag::REFN);
         let via = Via::Ref { rewrite };
         if let Some(vals) = replacement {
-            return self.write_frozen(rc, extra, weak_ofs, via, &vals);
+            return self.write_frozen(rc, held, weak_ofs, via, &vals);
         }
-        Stack::run(self, |w| w.write_node(rc, extra, weak_ofs, via))
+        Stack::run(self, |w| w.write_node(rc, held, weak_ofs, via))
     }
 
     /// The FREEZE values of an object whose class has a handler (with
     /// `freeze_callbacks`): computed once per object.
-    fn frozen(&mut self, rc: &Rc<Node>, extra: usize, class: &Key) -> Result<Option<Rc<[Value]>>> {
+    fn frozen(&mut self, rc: &Rc<Node>, held: Held, class: &Key) -> Result<Option<Rc<[Value]>>> {
         if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains_key(class) {
             return Ok(None);
         }
@@ -434,7 +498,7 @@ impl<'e> Writer<'e> {
             }
         }
         let addr = Rc::as_ptr(rc) as usize;
-        if Rc::strong_count(rc) - extra > 1 {
+        if held.count(rc) > 1 {
             if let Some(vals) = self.seen.frozen.get(&addr) {
                 return Ok(Some(vals.clone()));
             }
@@ -508,14 +572,14 @@ impl<'e> Writer<'e> {
     fn track<'n>(
         &mut self,
         rc: &'n Rc<Node>,
-        extra: usize,
+        held: Held,
         weak_ofs: u64,
         via: Via,
         frozen: bool,
     ) -> Result<Option<(&'n Body, usize)>> {
         let node: &Node = rc;
         let addr = node as *const Node as usize;
-        let mut refcount = Rc::strong_count(rc) - extra;
+        let mut refcount = held.count(rc);
         // SAFETY: nothing can borrow the node for writing while the encoder
         // uses this reference: no user code runs, or the node is locked, or
         // (Snapshot) the body is copied before any callback.
@@ -579,14 +643,15 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes a node reached through a reference or as the slot itself.
-    fn write_node(&mut self, rc: &Rc<Node>, extra: usize, weak_ofs: u64, via: Via) -> Result<()> {
-        let Some((body, refcount)) = self.track(rc, extra, weak_ofs, via, false)? else {
+    fn write_node(&mut self, rc: &Rc<Node>, held: Held, weak_ofs: u64, via: Via) -> Result<()> {
+        let Some((body, refcount)) = self.track(rc, held, weak_ofs, via, false)? else {
             return Ok(());
         };
         let short_form =
             matches!(via, Via::Ref { .. }) && refcount == 1 && !self.opts.canonical_refs;
         if self.snapshot {
-            return self.write_body(&body.clone(), SNAPSHOT, short_form);
+            let (copy, held) = snapshot(body);
+            return self.write_body(&copy, |i| held[i], short_form);
         }
         if self.guarded {
             if self.depth >= self.active.len() {
@@ -594,7 +659,7 @@ impl<'e> Writer<'e> {
             }
             self.active[self.depth] = &**rc;
         }
-        self.write_body(body, 0, short_form)
+        self.write_body(body, |_| Held::GRAPH, short_form)
     }
 
     /// Writes an object whose FREEZE values stand for its body: tracked as
@@ -602,12 +667,12 @@ impl<'e> Writer<'e> {
     fn write_frozen(
         &mut self,
         rc: &Rc<Node>,
-        extra: usize,
+        held: Held,
         weak_ofs: u64,
         via: Via,
         vals: &[Value],
     ) -> Result<()> {
-        if self.track(rc, extra, weak_ofs, via, true)?.is_none() {
+        if self.track(rc, held, weak_ofs, via, true)?.is_none() {
             return Ok(());
         }
         if self.guarded {
@@ -618,12 +683,19 @@ impl<'e> Writer<'e> {
             self.active[self.depth] = std::ptr::null();
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
-        vals.iter().try_for_each(|v| self.value(v, 0))
+        vals.iter().try_for_each(|v| self.value(v, Held::GRAPH))
     }
 
-    fn write_body(&mut self, body: &Body, extra: usize, short_form: bool) -> Result<()> {
+    /// Writes a body; `held(i)` says how to count the node of its `i`th slot
+    /// (numbered as [`slots`] lists them).
+    fn write_body(
+        &mut self,
+        body: &Body,
+        held: impl Fn(usize) -> Held,
+        short_form: bool,
+    ) -> Result<()> {
         match body {
-            Body::Scalar(v) => self.value(v, extra),
+            Body::Scalar(v) => self.value(v, held(0)),
             Body::Array(items) | Body::Frozen(items) => {
                 let n = items.len();
                 if short_form && n < 16 && matches!(body, Body::Array(_)) {
@@ -633,11 +705,11 @@ impl<'e> Writer<'e> {
                     self.tag_varint(tag::ARRAY, n as u64);
                 }
                 self.out.reserve(n);
-                items.iter().try_for_each(|v| {
+                items.iter().enumerate().try_for_each(|(i, v)| {
                     if self.plain_scalar(v) {
                         Ok(())
                     } else {
-                        self.value(v, extra)
+                        self.value(v, held(i))
                     }
                 })
             }
@@ -650,22 +722,26 @@ impl<'e> Writer<'e> {
                     self.tag_varint(tag::HASH, n as u64);
                 }
                 self.out.reserve(2 * n);
+                let entries = h.entries();
                 if self.opts.sort_keys && n > 1 {
-                    let mut order: Vec<&(Key, Value)> = h.entries().iter().collect();
-                    order.sort_unstable_by(|(a, _), (b, _)| {
+                    let mut order: Vec<usize> = (0..n).collect();
+                    order.sort_unstable_by(|&a, &b| {
+                        let (a, b) = (&entries[a].0, &entries[b].0);
                         (a.as_bytes().len(), !a.is_utf8(), a.as_bytes()).cmp(&(
                             b.as_bytes().len(),
                             !b.is_utf8(),
                             b.as_bytes(),
                         ))
                     });
-                    order
-                        .into_iter()
-                        .try_for_each(|(k, v)| self.entry(k, v, extra))
+                    order.into_iter().try_for_each(|i| {
+                        let (k, v) = &entries[i];
+                        self.entry(k, v, held(i))
+                    })
                 } else {
-                    h.entries()
+                    entries
                         .iter()
-                        .try_for_each(|(k, v)| self.entry(k, v, extra))
+                        .enumerate()
+                        .try_for_each(|(i, (k, v))| self.entry(k, v, held(i)))
                 }
             }
             Body::Regexp(re) => {
@@ -678,12 +754,12 @@ impl<'e> Writer<'e> {
     }
 
     #[inline(always)]
-    fn entry(&mut self, k: &Key, v: &Value, extra: usize) -> Result<()> {
+    fn entry(&mut self, k: &Key, v: &Value, held: Held) -> Result<()> {
         self.write_key(k);
         if self.plain_scalar(v) {
             Ok(())
         } else {
-            self.value(v, extra)
+            self.value(v, held)
         }
     }
 

@@ -125,8 +125,9 @@ impl Key {
 
     /// Whether a hash or class other than the one holding this handle may
     /// hold the same key: more handles exist than this one and the
-    /// interner's. A key held once can never be repeated, so the encoder
-    /// need not remember where it wrote it.
+    /// interner's. A key held once can never be repeated while the graph
+    /// does not change, so an encoder that runs no callbacks need not
+    /// remember where it wrote it.
     #[inline]
     pub(crate) fn may_repeat(&self) -> bool {
         Rc::strong_count(&self.0) > 2
