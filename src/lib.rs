@@ -11,7 +11,7 @@
 //!
 //! The modules: [`value`] (the graph), [`encoder`] (with FREEZE and the
 //! callback guards), [`decoder`] (with THAW, limits and streams),
-//! [`stream`] (documents decoded as their bytes arrive, pushed as they come),
+//! [`stream`] (documents decoded as their bytes arrive, pushed or read),
 //! [`compress`], [`ser`] and [`de`] (serde), [`json`] (plain and lossless
 //! JSON), [`protocol`] (tags and varints), [`error`], and [`conformance`]
 //! (checks against a corpus of documents written by Perl).
@@ -37,7 +37,7 @@ pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents,
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
-pub use stream::Incremental;
+pub use stream::{Incremental, ReadDocuments};
 pub use value::{Array, Body, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef};
 
 #[doc = include_str!("../README.md")]

@@ -1,5 +1,6 @@
 //! Streams of concatenated documents, decoded as their bytes arrive: a push
-//! API, [`Incremental`], that takes bytes in whatever pieces they come.
+//! API, [`Incremental`], that takes bytes in whatever pieces they come, and a
+//! pull API, [`ReadDocuments`], over any [`std::io::Read`].
 //!
 //! Both rest on a resumable scanner that finds where each document ends
 //! without building any values: the header (magic string, version and type
@@ -22,13 +23,13 @@
 //!
 //! Protocol 1's legacy Snappy framing (document type 1) has no length: such
 //! a document can only be taken to end where the input ends, so it is
-//! decoded at [`Incremental::finish`], and must
+//! decoded at [`Incremental::finish`] (or the reader's end of file), and must
 //! be the last document of its stream.
 //!
 //! Errors carry offsets in the stream (counted from the first byte ever
 //! fed or read), except errors inside a compressed body, which count into the
 //! decompressed body and say so, as everywhere in this crate;
-//! [`Incremental::offset`] gives the stream
+//! [`Incremental::offset`] and [`ReadDocuments::offset`] give the stream
 //! offset of the document being read. A stream stops at its first error:
 //! where the next document would start is unknown.
 //!
@@ -53,10 +54,14 @@ use crate::decoder::{Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, MAGIC_V1, MAGIC_V3, MAGIC_V3_UTF8, TRACK_FLAG};
 use crate::value::Value;
+use std::io::Read;
 
 /// The smallest document: magic string (4 bytes), version and type (1),
 /// header suffix length (1) and a body of at least one byte.
 const MIN_DOCUMENT: usize = 7;
+
+/// How much [`ReadDocuments`] asks its reader for at a time.
+const READ_CHUNK: usize = 64 * 1024;
 
 /// What the next item of a frame may be.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -892,5 +897,136 @@ impl Incremental {
     /// ```
     pub fn decoder(&self) -> &Decoder {
         &self.dec
+    }
+}
+
+/// The documents of a stream read from a [`Read`], one at a time, as soon
+/// as each is complete (see [`Decoder::documents_from_reader`]).
+///
+/// The reader is asked for at most 64 KiB at a time, and only when the
+/// bytes already read do not hold a complete document: the iterator never
+/// waits for bytes past the document it yields, so it suits sockets and
+/// pipes. The end of input between documents ends the iteration; in the
+/// middle of a document it is an [`ErrorKind::Truncated`] error with the
+/// stream offset. An error from the reader is yielded as an
+/// [`ErrorKind::Invalid`] error at the stream offset reached, and the
+/// iteration may go on (a `WouldBlock` or `TimedOut` reader can be tried
+/// again); `Interrupted` reads are retried. A document that fails ends the
+/// iteration.
+///
+/// ```
+/// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
+/// let mut bytes = encode(&Value::from(1)).unwrap();
+/// bytes.extend(encode(&Value::hash([("k", "v")])).unwrap());
+/// let docs: Vec<Value> = ReadDocuments::new(&bytes[..], Decoder::default())
+///     .collect::<Result<_, _>>()
+///     .unwrap();
+/// assert_eq!(docs, [Value::from(1), Value::hash([("k", "v")])]);
+/// ```
+#[derive(Debug)]
+pub struct ReadDocuments<R> {
+    reader: R,
+    inc: Incremental,
+    chunk: Vec<u8>,
+}
+
+impl<R: Read> ReadDocuments<R> {
+    /// The documents `reader` delivers, decoded with `decoder`.
+    ///
+    /// ```
+    /// use sereal::{stream::ReadDocuments, Decoder};
+    /// let mut docs = ReadDocuments::new(std::io::empty(), Decoder::default());
+    /// assert!(docs.next().is_none());
+    /// ```
+    pub fn new(reader: R, decoder: Decoder) -> ReadDocuments<R> {
+        ReadDocuments {
+            reader,
+            inc: Incremental::new(decoder),
+            chunk: Vec::new(),
+        }
+    }
+
+    /// The stream offset of the next document.
+    ///
+    /// ```
+    /// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
+    /// let doc = encode(&Value::from("x")).unwrap();
+    /// let mut docs = ReadDocuments::new(&doc[..], Decoder::default());
+    /// docs.next();
+    /// assert_eq!(docs.offset(), doc.len());
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.inc.offset()
+    }
+
+    /// The reader.
+    ///
+    /// ```
+    /// use sereal::{stream::ReadDocuments, Decoder};
+    /// let docs = ReadDocuments::new(std::io::empty(), Decoder::default());
+    /// let _reader: &std::io::Empty = docs.get_ref();
+    /// ```
+    pub fn get_ref(&self) -> &R {
+        &self.reader
+    }
+}
+
+impl<R: Read> Iterator for ReadDocuments<R> {
+    type Item = Result<Value>;
+
+    fn next(&mut self) -> Option<Result<Value>> {
+        loop {
+            if let Some(doc) = self.inc.next_document() {
+                return Some(doc);
+            }
+            if self.inc.finished || self.inc.failed {
+                return None;
+            }
+            self.chunk.resize(READ_CHUNK, 0);
+            match self.reader.read(&mut self.chunk) {
+                Ok(0) => self.inc.finish(),
+                Ok(n) => self.inc.feed(&self.chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let at = self.inc.base + self.inc.buf.len();
+                    return Some(Err(Error::at(
+                        ErrorKind::Invalid(format!("read failed: {e}")),
+                        at,
+                    )));
+                }
+            }
+        }
+    }
+}
+
+impl Decoder {
+    /// The documents of a stream read from `reader`, one at a time as each
+    /// is complete, decoded with (a clone of) this decoder: see
+    /// [`ReadDocuments`].
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut bytes = encode(&Value::from("a")).unwrap();
+    /// bytes.extend(encode(&Value::from("b")).unwrap());
+    /// let mut docs = Decoder::default().documents_from_reader(&bytes[..]);
+    /// assert_eq!(docs.next().unwrap().unwrap(), Value::from("a"));
+    /// assert_eq!(docs.next().unwrap().unwrap(), Value::from("b"));
+    /// assert!(docs.next().is_none());
+    /// ```
+    pub fn documents_from_reader<R: Read>(&self, reader: R) -> ReadDocuments<R> {
+        ReadDocuments::new(reader, self.clone())
+    }
+
+    /// A push decoder of a stream, decoding with (a clone of) this decoder:
+    /// see [`Incremental`].
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut inc = Decoder::default().incremental();
+    /// inc.feed(&encode(&Value::Undef).unwrap());
+    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::Undef);
+    /// ```
+    pub fn incremental(&self) -> Incremental {
+        Incremental::new(self.clone())
     }
 }
