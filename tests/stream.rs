@@ -661,3 +661,54 @@ fn empty_input_and_bytes_after_finish() {
         "bytes after finish are ignored"
     );
 }
+
+/// Damaged streams: one byte of one document changed. Whatever the bytes,
+/// no panic, and the same documents come out as from `documents`, then an
+/// error at the same place (its kind may be more precise: `documents`
+/// checks counts against the rest of the buffer, a stream cannot).
+#[test]
+fn damaged_streams_yield_the_same_documents() {
+    let dec = frozen_decoder();
+    let docs: Vec<Vec<u8>> = shaped_documents()
+        .into_iter()
+        .filter(|d| d.len() < 3000)
+        .chain(perl_documents("v5_freeze", &dec).into_iter().step_by(50))
+        .collect();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut rand = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..3000 {
+        let picked: Vec<&Vec<u8>> = (0..4).map(|_| &docs[rand(docs.len())]).collect();
+        let mut stream: Vec<u8> = picked.iter().flat_map(|d| d.iter().copied()).collect();
+        let at = rand(stream.len());
+        stream[at] = match round % 3 {
+            0 => rand(256) as u8,
+            1 => stream[at] ^ 0x80,
+            _ => stream[at].wrapping_add(1),
+        };
+        let want: Vec<Result<Value>> = dec.documents(&stream).collect();
+        for chunk in [1, 7, stream.len()] {
+            for got in [
+                push_all(&dec, &stream, chunk),
+                pull_all(&dec, &stream, chunk),
+            ] {
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "round {round}, byte {at}, chunk {chunk}"
+                );
+                for (g, w) in got.iter().zip(&want) {
+                    match (g, w) {
+                        (Ok(g), Ok(w)) => assert!(g == w, "round {round}"),
+                        (Err(_), Err(_)) => {}
+                        _ => panic!("round {round}, byte {at}, chunk {chunk}: {g:?} vs {w:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
