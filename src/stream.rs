@@ -221,8 +221,8 @@ fn saturate(n: u128) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-impl Scanner {
-    fn new() -> Scanner {
+impl Default for Scanner {
+    fn default() -> Self {
         Scanner {
             step: Step::Magic,
             pos: 0,
@@ -232,7 +232,19 @@ impl Scanner {
             owed: 0,
         }
     }
+}
 
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner")
+            .field("scanned", &self.pos)
+            .field("open_frames", &self.stack.len())
+            .field("needed", &self.needed())
+            .finish()
+    }
+}
+
+impl Scanner {
     /// Forgets the document: ready for the next one (the stack keeps its memory).
     fn reset(&mut self) {
         self.step = Step::Magic;
@@ -716,30 +728,11 @@ pub struct Incremental {
     start: usize,
     /// The stream offset of `buf[0]`.
     base: usize,
-    scan: ScanState,
+    scan: Scanner,
     /// No more input will come.
     finished: bool,
     /// A document failed: the stream is over.
     failed: bool,
-}
-
-/// [`Scanner`] with a `Default` and a `Debug` for [`Incremental`]'s derives.
-struct ScanState(Scanner);
-
-impl Default for ScanState {
-    fn default() -> Self {
-        ScanState(Scanner::new())
-    }
-}
-
-impl std::fmt::Debug for ScanState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scanner")
-            .field("scanned", &self.0.pos)
-            .field("open_frames", &self.0.stack.len())
-            .field("needed", &self.0.needed())
-            .finish()
-    }
 }
 
 impl Incremental {
@@ -804,7 +797,9 @@ impl Incremental {
     /// The next complete document, if its bytes are all in: `None` when
     /// more input is needed (or, after [`finish`](Self::finish) or an
     /// error, when the stream is over). A document that fails yields its
-    /// error, and the stream is over.
+    /// error, and the stream is over; [`offset`](Self::offset) is then
+    /// where the failed document starts (the offset of an error inside a
+    /// compressed body counts into the decompressed body).
     ///
     /// ```
     /// use sereal::{encode, stream::Incremental, Value};
@@ -821,7 +816,7 @@ impl Incremental {
         }
         let doc = &self.buf[self.start..];
         let left = doc.len();
-        match self.scan.0.run(doc, self.dec.options()) {
+        match self.scan.run(doc, self.dec.options()) {
             Scan::End(len) => Some(self.decode(len, None)),
             Scan::Invalid { len, fallback } => Some(self.decode(len, fallback)),
             // At the end of the input the decoder has the last word on what is left.
@@ -837,7 +832,7 @@ impl Incremental {
         match self.dec.decode_prefix(doc) {
             Ok((v, used)) => {
                 self.start += used;
-                self.scan.0.reset();
+                self.scan.reset();
                 Ok(v)
             }
             Err(e) => {
@@ -856,7 +851,9 @@ impl Incremental {
     /// [`next_document`](Self::next_document)), when only the end of the
     /// input can end it (protocol 1 Snappy), or when the stream is over.
     /// Between documents, it is the size of the smallest document. It is a
-    /// lower bound: feeding fewer bytes cannot complete the document.
+    /// lower bound: feeding fewer bytes cannot complete the document. It is
+    /// as large as the counts read claim (an array of 2^60 items needs
+    /// 2^60 bytes more): do not size a buffer by it.
     ///
     /// ```
     /// use sereal::{encode, stream::Incremental, Value};
@@ -870,8 +867,8 @@ impl Incremental {
         if self.failed {
             return 0;
         }
-        let unscanned = self.buf.len() - self.start - self.scan.0.pos;
-        self.scan.0.needed().saturating_sub(unscanned)
+        let unscanned = self.buf.len() - self.start - self.scan.pos;
+        self.scan.needed().saturating_sub(unscanned)
     }
 
     /// The stream offset of the current document: where the next document

@@ -646,6 +646,26 @@ fn errors_carry_stream_offsets() {
     assert!(inc.next_document().is_none(), "a failed stream is over");
     inc.feed(&one);
     assert!(inc.next_document().is_none());
+
+    // Inside a compressed body, offsets count into the decompressed body;
+    // offset() says where the document starts.
+    let packed = zstd::bulk::compress(&[0x42, 0x01, 0x36], 3).unwrap();
+    let mut bad = b"=\xF3rl\x45\x00".to_vec();
+    sereal::protocol::write_varint(&mut bad, packed.len() as u64);
+    bad.extend(packed);
+    let stream = [&one[..], &bad[..]].concat();
+    let got = same_as_documents(&dec, &stream);
+    let e = got[1].as_ref().unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::UnexpectedTag(0x36, "as a value"));
+    assert!(
+        e.to_string().ends_with("at decompressed body offset 2"),
+        "{e}"
+    );
+    let mut inc = dec.incremental();
+    inc.feed(&stream);
+    inc.next_document();
+    assert!(inc.next_document().unwrap().is_err());
+    assert_eq!(inc.offset(), one.len());
 }
 
 #[test]
