@@ -15,10 +15,11 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 /// A reader that returns at most `max` bytes per call, and counts what it
-/// delivered.
+/// was asked for and what it delivered.
 struct Chunked<'a> {
     data: &'a [u8],
     max: usize,
+    asked: Rc<Cell<usize>>,
     delivered: Rc<Cell<usize>>,
 }
 
@@ -27,6 +28,7 @@ impl<'a> Chunked<'a> {
         Chunked {
             data,
             max,
+            asked: Rc::new(Cell::new(0)),
             delivered: Rc::new(Cell::new(0)),
         }
     }
@@ -37,6 +39,7 @@ impl Read for Chunked<'_> {
         let n = out.len().min(self.max).min(self.data.len());
         out[..n].copy_from_slice(&self.data[..n]);
         self.data = &self.data[n..];
+        self.asked.set(self.asked.get() + out.len());
         self.delivered.set(self.delivered.get() + n);
         Ok(n)
     }
