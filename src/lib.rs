@@ -11,6 +11,7 @@
 //!
 //! The modules: [`value`] (the graph), [`encoder`] (with FREEZE and the
 //! callback guards), [`decoder`] (with THAW, limits and streams),
+//! [`stream`] (documents decoded as their bytes arrive, pushed or read),
 //! [`compress`], [`ser`] and [`de`] (serde), [`json`] (plain and lossless
 //! JSON), [`protocol`] (tags and varints), [`error`], and [`conformance`]
 //! (checks against a corpus of documents written by Perl).
@@ -27,6 +28,7 @@ pub mod json;
 pub mod protocol;
 pub mod ser;
 mod stack;
+pub mod stream;
 pub mod value;
 
 pub use compress::Compression;
@@ -35,6 +37,7 @@ pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents,
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
+pub use stream::{Incremental, ReadDocuments};
 pub use value::{
     Array, Body, Document, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef,
 };

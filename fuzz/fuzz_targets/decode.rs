@@ -1,5 +1,6 @@
-//! Decode arbitrary bytes: header, body, stream and header-only paths must
-//! return Ok or Err, never panic, hang or exhaust memory.
+//! Decode arbitrary bytes: header, body, documents, push-stream and
+//! header-only paths must return Ok or Err, never panic, hang or exhaust
+//! memory; the push stream must agree with `documents`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,7 +17,32 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(Some(header)) = dec.decode_header(data) {
         header.dismantle();
     }
-    for value in dec.documents(data).take(16).flatten() {
+    let want: Vec<_> = dec.documents(data).take(16).collect();
+    // The stream decoders, fed in pieces of a size the input chooses, give
+    // the same values, and an error at the same document.
+    let piece = 1 + usize::from(data.first().map_or(0, |b| b % 16));
+    let mut inc = dec.incremental();
+    let mut got = Vec::new();
+    for p in data.chunks(piece) {
+        inc.feed(p);
+        while let Some(doc) = inc.next_document() {
+            got.push(doc);
+        }
+    }
+    inc.finish();
+    while let Some(doc) = inc.next_document() {
+        got.push(doc);
+    }
+    got.truncate(16);
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        match (g, w) {
+            (Ok(g), Ok(w)) => assert!(g == w),
+            (Err(_), Err(_)) => {}
+            _ => panic!("stream and documents() disagree: {g:?} vs {w:?}"),
+        }
+    }
+    for value in want.into_iter().chain(got).flatten() {
         value.dismantle();
     }
     let _ = sereal::looks_like_sereal(data);

@@ -1,0 +1,1029 @@
+//! Streams of concatenated documents, decoded as their bytes arrive: a push
+//! API, [`Incremental`], that takes bytes in whatever pieces they come, and a
+//! pull API, [`ReadDocuments`], over any [`std::io::Read`].
+//!
+//! Both rest on a resumable scanner that finds where each document ends
+//! without building any values: the header (magic string, version and type
+//! byte, header suffix), then for a compressed document the length of its
+//! frame, and for a raw body a walk over the tag structure that counts the
+//! items each container still owes. The scanner keeps its state between
+//! calls, so every byte is scanned once however the input is chunked, and
+//! knows a lower bound of the bytes the current document still needs
+//! ([`Incremental::needed`]). When a document is complete it is decoded once,
+//! by [`Decoder::decode_prefix`] on exactly its bytes: values, validation and
+//! errors are those of [`Decoder::decode`] and [`Decoder::documents`].
+//!
+//! The scanner enforces `max_recursion_depth` (counted as the decoder counts
+//! it), `max_num_array_entries`, `max_num_hash_entries`, `max_string_length`,
+//! `refuse_objects` and the `refuse_*` compression options as soon as the
+//! bytes that break them arrive, with the decoder's errors. It never
+//! recurses and never allocates for a count it reads: a count of 2^60 items
+//! is a number to count down while bytes arrive. What it buffers is what it
+//! was given.
+//!
+//! Protocol 1's legacy Snappy framing (document type 1) has no length: such
+//! a document can only be taken to end where the input ends, so it is
+//! decoded at [`Incremental::finish`] (or the reader's end of file), and must
+//! be the last document of its stream.
+//!
+//! Errors carry offsets in the stream (counted from the first byte ever
+//! fed or read), except errors inside a compressed body, which count into the
+//! decompressed body and say so, as everywhere in this crate;
+//! [`Incremental::offset`] and [`ReadDocuments::offset`] give the stream
+//! offset of the document being read. A stream stops at its first error:
+//! where the next document would start is unknown.
+//!
+//! ```
+//! use sereal::{encode, stream::Incremental, Value};
+//! let mut bytes = encode(&Value::from("first")).unwrap();
+//! bytes.extend(encode(&Value::array([1, 2])).unwrap());
+//!
+//! let mut inc = Incremental::default();
+//! let mut docs = Vec::new();
+//! for piece in bytes.chunks(3) {
+//!     inc.feed(piece);
+//!     while let Some(doc) = inc.next_document() {
+//!         docs.push(doc.unwrap());
+//!     }
+//! }
+//! assert_eq!(docs, [Value::from("first"), Value::array([1, 2])]);
+//! ```
+
+use crate::compress::Compression;
+use crate::decoder::{Decoder, DecoderOptions, Header};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, tag, MAGIC_V1, MAGIC_V3, MAGIC_V3_UTF8, TRACK_FLAG};
+use crate::value::Document;
+use std::io::Read;
+
+/// The smallest document: magic string (4 bytes), version and type (1),
+/// header suffix length (1) and a body of at least one byte.
+const MIN_DOCUMENT: usize = 7;
+
+/// How much [`ReadDocuments`] asks its reader for at a time.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// What the next item of a frame may be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// Any value (an array element, a hash value, the body).
+    Value,
+    /// Any value, read as a node (the referent of a `REFN`): it takes a
+    /// nesting level whatever its tag, as a tracked item does.
+    Node,
+    /// A hash key: a string or a `COPY`.
+    Key,
+    /// An `OBJECT` class name: a string or a `COPY`.
+    Class,
+    /// A regexp pattern: a string.
+    Pattern,
+    /// Regexp flags: a string.
+    Flags,
+    /// The `REFN` of an `OBJECT_FREEZE`.
+    FrozenRefn,
+    /// The `ARRAY` of an `OBJECT_FREEZE`.
+    FrozenArray,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    /// Array elements, the body, and what `WEAKEN` applies to.
+    Items,
+    /// Hash entries: keys and values in turn.
+    Entries,
+    /// Class, then the referent.
+    Object,
+    /// Class, `REFN`, then `ARRAY` and its values.
+    Freeze,
+    /// Pattern, then flags.
+    Regexp,
+    /// The referent of a `REFN`.
+    Ref,
+}
+
+/// An open container: the items it still owes, and the nesting levels it
+/// holds until they are read.
+#[derive(Clone, Copy)]
+struct Frame {
+    kind: Kind,
+    /// Items not yet started; each takes at least one byte.
+    slots: u128,
+    levels: u8,
+}
+
+impl Frame {
+    fn ctx(&self) -> Ctx {
+        match (self.kind, self.slots) {
+            (Kind::Items, _) => Ctx::Value,
+            (Kind::Entries, s) if s % 2 == 0 => Ctx::Key,
+            (Kind::Entries, _) => Ctx::Value,
+            (Kind::Object, 2) => Ctx::Class,
+            (Kind::Object, _) => Ctx::Value,
+            (Kind::Freeze, 3) => Ctx::Class,
+            (Kind::Freeze, 2) => Ctx::FrozenRefn,
+            (Kind::Freeze, _) => Ctx::FrozenArray,
+            (Kind::Regexp, 2) => Ctx::Pattern,
+            (Kind::Regexp, _) => Ctx::Flags,
+            (Kind::Ref, _) => Ctx::Node,
+        }
+    }
+}
+
+/// What a varint being read is.
+#[derive(Clone, Copy)]
+enum Then {
+    /// The whole item (`VARINT`, `REFP`, `COPY`, an `OBJECTV` class offset...).
+    Item,
+    /// A string length.
+    Str,
+    /// An `ARRAY` count.
+    Array,
+    /// A `HASH` count.
+    Hash,
+    /// The header suffix length.
+    Suffix,
+    /// The compressed length of a frame.
+    FrameLen,
+    /// The uncompressed length of a zlib frame (its compressed length follows).
+    ZlibLen,
+}
+
+/// What bytes being skipped are.
+#[derive(Clone, Copy)]
+enum Skipped {
+    /// The rest of an item (string bytes, a float).
+    Item,
+    /// The header suffix: the header ends after it.
+    Suffix,
+    /// A compressed frame: the document ends after it.
+    Frame,
+}
+
+#[derive(Clone, Copy)]
+enum Step {
+    /// The first five bytes: magic string, version and type.
+    Magic,
+    /// A varint starting at `at`.
+    Varint { at: usize, then: Then },
+    /// Bytes to pass over.
+    Skip { left: u64, then: Skipped },
+    /// The next tag of the body; `tracked`: a tracked `PAD` came before it.
+    Tag { tracked: bool },
+    /// A protocol 1 Snappy body, which runs to the end of the input.
+    ToEnd,
+}
+
+/// What a scan found.
+enum Scan {
+    /// The document goes on past the bytes given.
+    More,
+    /// The document is the first `n` bytes.
+    End(usize),
+    /// The first `len` bytes cannot start a valid document. The decoder's
+    /// error on them is the answer; `fallback` is for when the decoder
+    /// only says they are truncated (it checks counts against the bytes
+    /// left, and a prefix holds fewer).
+    Invalid { len: usize, fallback: Option<Error> },
+}
+
+/// The resumable scanner of one document. Positions count from the
+/// document's first byte.
+struct Scanner {
+    step: Step,
+    /// Bytes scanned.
+    pos: usize,
+    stack: Vec<Frame>,
+    /// Nesting depth, as the decoder counts it.
+    depth: usize,
+    /// Levels taken by the item being read, until it completes or opens a frame.
+    levels: u8,
+    /// Items owed by the open frames, each at least one byte.
+    owed: u128,
+}
+
+/// Whether `have` (at most five bytes) can start a magic string, the
+/// UTF-8-mangled one included (the decoder names that one).
+fn magic_prefix(have: &[u8]) -> bool {
+    let four = &have[..have.len().min(4)];
+    MAGIC_V1.starts_with(four) || MAGIC_V3.starts_with(four) || MAGIC_V3_UTF8.starts_with(have)
+}
+
+fn refused(o: &DecoderOptions, c: Compression) -> bool {
+    match c {
+        Compression::None => false,
+        Compression::Snappy => o.refuse_snappy,
+        Compression::Zlib => o.refuse_zlib,
+        Compression::Zstd => o.refuse_zstd,
+    }
+}
+
+fn saturate(n: u128) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Scanner {
+            step: Step::Magic,
+            pos: 0,
+            stack: Vec::new(),
+            depth: 0,
+            levels: 0,
+            owed: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner")
+            .field("scanned", &self.pos)
+            .field("open_frames", &self.stack.len())
+            .field("needed", &self.needed())
+            .finish()
+    }
+}
+
+impl Scanner {
+    /// Forgets the document: ready for the next one (the stack keeps its memory).
+    fn reset(&mut self) {
+        self.step = Step::Magic;
+        self.pos = 0;
+        self.stack.clear();
+        self.depth = 0;
+        self.levels = 0;
+        self.owed = 0;
+    }
+
+    /// At least how many bytes past the `pos` scanned the document needs.
+    fn needed(&self) -> usize {
+        let owed = self.owed;
+        saturate(match self.step {
+            Step::Magic => (MIN_DOCUMENT - self.pos) as u128,
+            // the suffix length's last byte and a body byte; or the rest of
+            // a zlib length and the compressed length
+            Step::Varint {
+                then: Then::Suffix | Then::ZlibLen,
+                ..
+            } => 2,
+            Step::Varint {
+                then: Then::FrameLen,
+                ..
+            } => 1,
+            Step::Varint { .. } => 1 + owed,
+            Step::Skip {
+                left,
+                then: Skipped::Suffix,
+            } => u128::from(left) + 1,
+            Step::Skip {
+                left,
+                then: Skipped::Frame,
+            } => u128::from(left),
+            Step::Skip {
+                left,
+                then: Skipped::Item,
+            } => u128::from(left) + owed,
+            Step::Tag { .. } => owed,
+            Step::ToEnd => 0,
+        })
+    }
+
+    /// Scans on from `pos` over `doc`, the document's bytes so far.
+    fn run(&mut self, doc: &[u8], o: &DecoderOptions) -> Scan {
+        loop {
+            let outcome = match self.step {
+                Step::Magic => self.magic(doc),
+                Step::Varint { at, then } => match protocol::read_varint(&doc[at..]) {
+                    Some((n, len)) => {
+                        self.pos = at + len;
+                        self.varint_done(n, at, then, o)
+                    }
+                    // only continuation bytes so far
+                    None if doc.len() - at < protocol::MAX_VARINT_LEN => {
+                        self.pos = doc.len();
+                        Err(Scan::More)
+                    }
+                    None => Err(Scan::Invalid {
+                        len: at + protocol::MAX_VARINT_LEN,
+                        fallback: Some(Error::at(ErrorKind::BadVarint, at)),
+                    }),
+                },
+                Step::Skip { left, then } => {
+                    let avail = (doc.len() - self.pos) as u64;
+                    if avail < left {
+                        self.pos = doc.len();
+                        self.step = Step::Skip {
+                            left: left - avail,
+                            then,
+                        };
+                        Err(Scan::More)
+                    } else {
+                        // left <= avail, so it fits in usize
+                        self.pos += left as usize;
+                        match then {
+                            Skipped::Item => self.complete(o),
+                            Skipped::Suffix => self.header(doc, o),
+                            Skipped::Frame => Err(Scan::End(self.pos)),
+                        }
+                    }
+                }
+                Step::Tag { tracked } => self.tags(doc, tracked, o),
+                Step::ToEnd => {
+                    self.pos = doc.len();
+                    Err(Scan::More)
+                }
+            };
+            if let Err(scan) = outcome {
+                return scan;
+            }
+        }
+    }
+
+    fn magic(&mut self, doc: &[u8]) -> Result<(), Scan> {
+        let have = &doc[..doc.len().min(5)];
+        self.pos = have.len();
+        if !magic_prefix(have) {
+            return Err(Scan::Invalid {
+                len: have.len(),
+                fallback: None,
+            });
+        }
+        if have.len() < 5 {
+            return Err(Scan::More);
+        }
+        // The first five bytes decide the magic string, the version and the
+        // type; the header parser, given only them, reports their errors or
+        // (for good ones) the missing suffix length.
+        match Header::parse(have) {
+            Err(e) if *e.kind() != ErrorKind::Truncated => Err(Scan::Invalid {
+                len: 5,
+                fallback: None,
+            }),
+            _ => {
+                self.step = Step::Varint {
+                    at: 5,
+                    then: Then::Suffix,
+                };
+                Ok(())
+            }
+        }
+    }
+
+    /// The header is complete: parse it, and go on to the body or the frame.
+    fn header(&mut self, doc: &[u8], o: &DecoderOptions) -> Result<(), Scan> {
+        let invalid = Scan::Invalid {
+            len: self.pos,
+            fallback: None,
+        };
+        let Ok(h) = Header::parse(&doc[..self.pos]) else {
+            return Err(invalid);
+        };
+        if refused(o, h.compression) {
+            return Err(invalid);
+        }
+        let at = self.pos;
+        self.step = match h.compression {
+            Compression::None => {
+                self.push(Kind::Items, 1);
+                Step::Tag { tracked: false }
+            }
+            Compression::Snappy if h.legacy_snappy => Step::ToEnd,
+            Compression::Snappy | Compression::Zstd => Step::Varint {
+                at,
+                then: Then::FrameLen,
+            },
+            Compression::Zlib => Step::Varint {
+                at,
+                then: Then::ZlibLen,
+            },
+        };
+        Ok(())
+    }
+
+    /// Opens a frame owing `slots` items, with the levels of the item that opens it.
+    fn push(&mut self, kind: Kind, slots: u128) {
+        self.stack.push(Frame {
+            kind,
+            slots,
+            levels: self.levels,
+        });
+        self.levels = 0;
+        self.owed += slots;
+    }
+
+    /// Takes `k` nesting levels for the item being read, as the decoder
+    /// does after reading its tag.
+    fn enter(&mut self, k: u8, o: &DecoderOptions) -> Result<(), Scan> {
+        self.levels += k;
+        self.depth += usize::from(k);
+        self.check_depth(o)
+    }
+
+    fn check_depth(&self, o: &DecoderOptions) -> Result<(), Scan> {
+        let max = o.max_recursion_depth;
+        if max != 0 && self.depth > max {
+            return Err(self.invalid(ErrorKind::DepthExceeded(max), self.pos));
+        }
+        Ok(())
+    }
+
+    fn invalid(&self, kind: ErrorKind, at: usize) -> Scan {
+        Scan::Invalid {
+            len: self.pos,
+            fallback: Some(Error::at(kind, at)),
+        }
+    }
+
+    /// The item being read is complete: close the frames it completes.
+    fn complete(&mut self, o: &DecoderOptions) -> Result<(), Scan> {
+        self.depth -= usize::from(self.levels);
+        self.levels = 0;
+        loop {
+            let Some(top) = self.stack.last_mut() else {
+                return Err(Scan::End(self.pos));
+            };
+            if top.slots == 0 {
+                self.depth -= usize::from(top.levels);
+                self.stack.pop();
+                continue;
+            }
+            if let (Kind::Object, 1) = (top.kind, top.slots) {
+                // The class is read: the object's referent is one level deeper.
+                top.levels += 1;
+                self.depth += 1;
+                self.check_depth(o)?;
+            }
+            self.step = Step::Tag { tracked: false };
+            return Ok(());
+        }
+    }
+
+    /// Reads tags from `pos` until one needs more than its tag byte.
+    fn tags(&mut self, doc: &[u8], mut tracked: bool, o: &DecoderOptions) -> Result<(), Scan> {
+        while let Some(&b) = doc.get(self.pos) {
+            let at = self.pos;
+            self.pos += 1;
+            if b & !TRACK_FLAG == tag::PAD {
+                // A tracked PAD tracks the item after it.
+                tracked |= b & TRACK_FLAG != 0;
+                continue;
+            }
+            let Some(top) = self.stack.last_mut() else {
+                return Err(Scan::End(at));
+            };
+            let ctx = top.ctx();
+            top.slots -= 1;
+            self.owed -= 1;
+            self.item(ctx, b, tracked || b & TRACK_FLAG != 0, at, o)?;
+            if !matches!(self.step, Step::Tag { .. }) {
+                return Ok(());
+            }
+            tracked = false;
+        }
+        self.step = Step::Tag { tracked };
+        Err(Scan::More)
+    }
+
+    /// The item whose tag byte `b` was read at `at`, in context `ctx`.
+    fn item(
+        &mut self,
+        ctx: Ctx,
+        b: u8,
+        tracked: bool,
+        at: usize,
+        o: &DecoderOptions,
+    ) -> Result<(), Scan> {
+        let t = b & !TRACK_FLAG;
+        let unexpected = |s: &Self, t: u8, what: &'static str| {
+            Err(s.invalid(ErrorKind::UnexpectedTag(t, what), at))
+        };
+        match ctx {
+            Ctx::Value | Ctx::Node => self.value(t, ctx == Ctx::Node || tracked, at, o),
+            Ctx::Key | Ctx::Class | Ctx::Pattern | Ctx::Flags => {
+                let (copy_ok, what, shown) = match ctx {
+                    Ctx::Key => (true, "as a hash key", t),
+                    Ctx::Class => (true, "as a class name", t),
+                    Ctx::Pattern => (false, "as a regexp pattern", b),
+                    _ => (false, "as regexp flags", b),
+                };
+                match t {
+                    tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => self.skip(u64::from(t & 31), o),
+                    tag::BINARY | tag::STR_UTF8 => self.varint(Then::Str),
+                    tag::COPY if copy_ok => self.varint(Then::Item),
+                    _ => unexpected(self, shown, what),
+                }
+            }
+            Ctx::FrozenRefn if t == tag::REFN => self.complete(o),
+            Ctx::FrozenRefn => unexpected(self, b, "after OBJECT_FREEZE (expected REFN)"),
+            Ctx::FrozenArray if t == tag::ARRAY => {
+                self.enter(1, o)?;
+                self.varint(Then::Array)
+            }
+            Ctx::FrozenArray => unexpected(self, b, "in an OBJECT_FREEZE (expected ARRAY)"),
+        }
+    }
+
+    /// A value whose (untracked) tag `t` was read at `at`; `node`: it is
+    /// read as a node (tracked, or a `REFN` referent), which takes a level.
+    fn value(&mut self, t: u8, node: bool, at: usize, o: &DecoderOptions) -> Result<(), Scan> {
+        let base = u8::from(node);
+        match t {
+            tag::POS_0..=tag::NEG_1
+            | tag::UNDEF
+            | tag::CANONICAL_UNDEF
+            | tag::YES
+            | tag::NO
+            | tag::TRUE
+            | tag::FALSE => {
+                self.enter(base, o)?;
+                self.complete(o)
+            }
+            tag::VARINT | tag::ZIGZAG | tag::REFP | tag::ALIAS | tag::COPY => {
+                self.enter(base, o)?;
+                self.varint(Then::Item)
+            }
+            tag::FLOAT | tag::DOUBLE | tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                self.enter(base, o)?;
+                let n = match t {
+                    tag::FLOAT => 4,
+                    tag::DOUBLE => 8,
+                    _ => 16,
+                };
+                self.skip(n, o)
+            }
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => {
+                self.enter(base, o)?;
+                self.skip(u64::from(t & 31), o)
+            }
+            tag::BINARY | tag::STR_UTF8 => {
+                self.enter(base, o)?;
+                self.varint(Then::Str)
+            }
+            tag::REFN => {
+                self.enter(base, o)?;
+                self.push(Kind::Ref, 1);
+                Ok(())
+            }
+            // a node of its own, tracked or not
+            tag::ARRAY | tag::HASH => {
+                self.enter(1, o)?;
+                self.varint(if t == tag::ARRAY {
+                    Then::Array
+                } else {
+                    Then::Hash
+                })
+            }
+            tag::REGEXP => {
+                self.enter(1, o)?;
+                self.push(Kind::Regexp, 2);
+                Ok(())
+            }
+            tag::ARRAYREF_0..=tag::HASHREF_15 => {
+                self.enter(base + 1, o)?;
+                let n = u128::from(t & 15);
+                match (n, t <= tag::ARRAYREF_15) {
+                    (0, _) => self.complete(o),
+                    (_, true) => {
+                        self.push(Kind::Items, n);
+                        Ok(())
+                    }
+                    (_, false) => {
+                        self.push(Kind::Entries, 2 * n);
+                        Ok(())
+                    }
+                }
+            }
+            tag::OBJECT | tag::OBJECTV | tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
+                self.enter(base, o)?;
+                if o.refuse_objects {
+                    return Err(Scan::Invalid {
+                        len: self.pos,
+                        fallback: None,
+                    });
+                }
+                let (kind, slots) = match t {
+                    tag::OBJECT | tag::OBJECTV => (Kind::Object, 2),
+                    _ => (Kind::Freeze, 3),
+                };
+                self.push(kind, slots);
+                if t == tag::OBJECTV || t == tag::OBJECTV_FREEZE {
+                    // The class is an offset: the varint is the class item.
+                    if let Some(top) = self.stack.last_mut() {
+                        top.slots -= 1;
+                        self.owed -= 1;
+                    }
+                    return self.varint(Then::Item);
+                }
+                Ok(())
+            }
+            tag::WEAKEN => {
+                self.enter(base + 1, o)?;
+                self.push(Kind::Items, 1);
+                Ok(())
+            }
+            _ => Err(self.invalid(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+        }
+    }
+
+    fn varint(&mut self, then: Then) -> Result<(), Scan> {
+        self.step = Step::Varint { at: self.pos, then };
+        Ok(())
+    }
+
+    fn skip(&mut self, n: u64, o: &DecoderOptions) -> Result<(), Scan> {
+        if n == 0 {
+            return self.complete(o);
+        }
+        self.step = Step::Skip {
+            left: n,
+            then: Skipped::Item,
+        };
+        Ok(())
+    }
+
+    /// A varint `n` read at `at` is complete.
+    fn varint_done(
+        &mut self,
+        n: u64,
+        at: usize,
+        then: Then,
+        o: &DecoderOptions,
+    ) -> Result<(), Scan> {
+        let over = |limit: usize| limit != 0 && n > limit as u64;
+        match then {
+            Then::Item => self.complete(o),
+            Then::Str if over(o.max_string_length) => Err(self.invalid(
+                ErrorKind::LimitExceeded(format!(
+                    "string of {n} bytes (limit {})",
+                    o.max_string_length
+                )),
+                at,
+            )),
+            Then::Str => self.skip(n, o),
+            Then::Array | Then::Hash => {
+                let (what, limit) = match then {
+                    Then::Array => ("array", o.max_num_array_entries),
+                    _ => ("hash", o.max_num_hash_entries),
+                };
+                if over(limit) {
+                    return Err(self.invalid(
+                        ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
+                        at,
+                    ));
+                }
+                match (n, then) {
+                    (0, _) => self.complete(o),
+                    (_, Then::Array) => {
+                        self.push(Kind::Items, u128::from(n));
+                        self.step = Step::Tag { tracked: false };
+                        Ok(())
+                    }
+                    _ => {
+                        self.push(Kind::Entries, 2 * u128::from(n));
+                        self.step = Step::Tag { tracked: false };
+                        Ok(())
+                    }
+                }
+            }
+            Then::Suffix | Then::FrameLen => {
+                self.step = Step::Skip {
+                    left: n,
+                    then: match then {
+                        Then::Suffix => Skipped::Suffix,
+                        _ => Skipped::Frame,
+                    },
+                };
+                Ok(())
+            }
+            Then::ZlibLen => self.varint(Then::FrameLen),
+        }
+    }
+}
+
+/// A push decoder for a stream of concatenated documents (Perl's
+/// `incremental` option): feed it bytes as they arrive, in pieces of any
+/// size, and take each document as soon as its last byte is in.
+///
+/// Each byte is scanned once, however the input is cut, and each document
+/// is decoded once, by the [`Decoder`] it was made with (so its options and
+/// THAW handlers apply). Documents are taken out in order; a document that
+/// fails yields its error, with its stream offset, and ends the stream.
+///
+/// ```
+/// use sereal::{encode, stream::Incremental, Decoder, DecoderOptions, Value};
+/// let doc = encode(&Value::array(["a", "b"])).unwrap();
+/// let mut inc = Incremental::new(Decoder::new(DecoderOptions::new().max_num_array_entries(10)));
+/// inc.feed(&doc[..4]);
+/// assert!(inc.next_document().is_none());
+/// assert!(inc.needed() >= 1);
+/// inc.feed(&doc[4..]);
+/// assert_eq!(inc.next_document().unwrap().unwrap(), Value::array(["a", "b"]));
+/// assert!(inc.next_document().is_none());
+/// ```
+#[derive(Debug, Default)]
+pub struct Incremental {
+    dec: Decoder,
+    /// Bytes fed and not yet taken out; the current document starts at `start`.
+    buf: Vec<u8>,
+    start: usize,
+    /// The stream offset of `buf[0]`.
+    base: usize,
+    scan: Scanner,
+    /// No more input will come.
+    finished: bool,
+    /// A document failed: the stream is over.
+    failed: bool,
+}
+
+impl Incremental {
+    /// A push decoder that decodes with `decoder`.
+    ///
+    /// ```
+    /// use sereal::{stream::Incremental, Decoder, DecoderOptions};
+    /// let inc = Incremental::new(Decoder::new(DecoderOptions::new().refuse_objects(true)));
+    /// assert_eq!(inc.offset(), 0);
+    /// ```
+    pub fn new(decoder: Decoder) -> Incremental {
+        Incremental {
+            dec: decoder,
+            ..Incremental::default()
+        }
+    }
+
+    /// Appends the next bytes of the stream. Nothing is scanned until
+    /// [`next_document`](Self::next_document) is called. Bytes fed after
+    /// [`finish`](Self::finish) are ignored.
+    ///
+    /// ```
+    /// let mut inc = sereal::stream::Incremental::default();
+    /// inc.feed(b"=\xF3rl");
+    /// assert!(inc.next_document().is_none());
+    /// ```
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if self.finished || self.failed {
+            return;
+        }
+        // Drop the bytes of documents taken out once they are at least as
+        // many as those kept: each byte is moved at most once on average.
+        if self.start > 0 && self.start >= self.buf.len() - self.start {
+            self.buf.drain(..self.start);
+            self.base += self.start;
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Marks the end of the input. The next calls to
+    /// [`next_document`](Self::next_document) yield what is still buffered:
+    /// complete documents, then a protocol 1 Snappy document (which ends
+    /// only where the input does), or the error of an incomplete document
+    /// ([`ErrorKind::Truncated`] when it is only cut short).
+    ///
+    /// ```
+    /// use sereal::{encode, stream::Incremental, ErrorKind, Value};
+    /// let doc = encode(&Value::from("cut short")).unwrap();
+    /// let mut inc = Incremental::default();
+    /// inc.feed(&doc[..8]);
+    /// assert!(inc.next_document().is_none());
+    /// inc.finish();
+    /// let err = inc.next_document().unwrap().unwrap_err();
+    /// assert_eq!(err.kind(), &ErrorKind::Truncated);
+    /// assert!(inc.next_document().is_none());
+    /// ```
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    /// The next complete document, if its bytes are all in: `None` when
+    /// more input is needed (or, after [`finish`](Self::finish) or an
+    /// error, when the stream is over). A document that fails yields its
+    /// error, and the stream is over; [`offset`](Self::offset) is then
+    /// where the failed document starts (the offset of an error inside a
+    /// compressed body counts into the decompressed body).
+    ///
+    /// ```
+    /// use sereal::{encode, stream::Incremental, Value};
+    /// let mut inc = Incremental::default();
+    /// inc.feed(&encode(&Value::from(1)).unwrap());
+    /// inc.feed(&encode(&Value::from(2)).unwrap());
+    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::from(1));
+    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::from(2));
+    /// assert!(inc.next_document().is_none());
+    /// ```
+    pub fn next_document(&mut self) -> Option<Result<Document>> {
+        if self.failed {
+            return None;
+        }
+        let doc = &self.buf[self.start..];
+        let left = doc.len();
+        match self.scan.run(doc, self.dec.options()) {
+            Scan::End(len) => Some(self.decode(len, None)),
+            Scan::Invalid { len, fallback } => Some(self.decode(len, fallback)),
+            // At the end of the input the decoder has the last word on what is left.
+            Scan::More if self.finished && left > 0 => Some(self.decode(left, None)),
+            Scan::More => None,
+        }
+    }
+
+    /// Decodes the document in the first `len` bytes from `start`.
+    fn decode(&mut self, len: usize, fallback: Option<Error>) -> Result<Document> {
+        let at = self.offset();
+        let doc = &self.buf[self.start..self.start + len];
+        match self.dec.decode_prefix(doc) {
+            Ok((v, used)) => {
+                self.start += used;
+                self.scan.reset();
+                Ok(v)
+            }
+            Err(e) => {
+                self.failed = true;
+                let e = match fallback {
+                    Some(f) if *e.kind() == ErrorKind::Truncated => f,
+                    _ => e,
+                };
+                Err(e.shifted(at, false))
+            }
+        }
+    }
+
+    /// At least how many more bytes the current document needs: 0 when
+    /// the bytes fed may hold a complete document (call
+    /// [`next_document`](Self::next_document)), when only the end of the
+    /// input can end it (protocol 1 Snappy), or when the stream is over.
+    /// Between documents, it is the size of the smallest document. It is a
+    /// lower bound: feeding fewer bytes cannot complete the document. It is
+    /// as large as the counts read claim (an array of 2^60 items needs
+    /// 2^60 bytes more): do not size a buffer by it.
+    ///
+    /// ```
+    /// use sereal::{encode, stream::Incremental, Value};
+    /// let doc = encode(&Value::bytes([7u8; 1000])).unwrap();
+    /// let mut inc = Incremental::default();
+    /// inc.feed(&doc[..100]);
+    /// assert!(inc.next_document().is_none());
+    /// assert_eq!(inc.needed(), doc.len() - 100);
+    /// ```
+    pub fn needed(&self) -> usize {
+        if self.failed {
+            return 0;
+        }
+        let unscanned = self.buf.len() - self.start - self.scan.pos;
+        self.scan.needed().saturating_sub(unscanned)
+    }
+
+    /// The stream offset of the current document: where the next document
+    /// to be taken out starts.
+    ///
+    /// ```
+    /// use sereal::{encode, stream::Incremental, Value};
+    /// let doc = encode(&Value::from(1)).unwrap();
+    /// let mut inc = Incremental::default();
+    /// inc.feed(&doc);
+    /// inc.next_document();
+    /// assert_eq!(inc.offset(), doc.len());
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.base + self.start
+    }
+
+    /// The decoder in use.
+    ///
+    /// ```
+    /// let inc = sereal::stream::Incremental::default();
+    /// assert_eq!(inc.decoder().options().max_recursion_depth, 10_000);
+    /// ```
+    pub fn decoder(&self) -> &Decoder {
+        &self.dec
+    }
+}
+
+/// The documents of a stream read from a [`Read`], one at a time, as soon
+/// as each is complete (see [`Decoder::documents_from_reader`]).
+///
+/// The reader is asked for at most 64 KiB at a time, and only when the
+/// bytes already read do not hold a complete document: the iterator never
+/// waits for bytes past the document it yields, so it suits sockets and
+/// pipes. The end of input between documents ends the iteration; in the
+/// middle of a document it is an [`ErrorKind::Truncated`] error with the
+/// stream offset. An error from the reader is yielded as an
+/// [`ErrorKind::Invalid`] error at the stream offset reached, and the
+/// iteration may go on (a `WouldBlock` or `TimedOut` reader can be tried
+/// again); `Interrupted` reads are retried. A document that fails ends the
+/// iteration.
+///
+/// ```
+/// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
+/// let mut bytes = encode(&Value::from(1)).unwrap();
+/// bytes.extend(encode(&Value::hash([("k", "v")])).unwrap());
+/// let docs: Vec<sereal::Document> = ReadDocuments::new(&bytes[..], Decoder::default())
+///     .collect::<Result<_, _>>()
+///     .unwrap();
+/// assert_eq!(docs, [Value::from(1), Value::hash([("k", "v")])]);
+/// ```
+#[derive(Debug)]
+pub struct ReadDocuments<R> {
+    reader: R,
+    inc: Incremental,
+    chunk: Vec<u8>,
+}
+
+impl<R: Read> ReadDocuments<R> {
+    /// The documents `reader` delivers, decoded with `decoder`.
+    ///
+    /// ```
+    /// use sereal::{stream::ReadDocuments, Decoder};
+    /// let mut docs = ReadDocuments::new(std::io::empty(), Decoder::default());
+    /// assert!(docs.next().is_none());
+    /// ```
+    pub fn new(reader: R, decoder: Decoder) -> ReadDocuments<R> {
+        ReadDocuments {
+            reader,
+            inc: Incremental::new(decoder),
+            chunk: Vec::new(),
+        }
+    }
+
+    /// The stream offset of the next document.
+    ///
+    /// ```
+    /// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
+    /// let doc = encode(&Value::from("x")).unwrap();
+    /// let mut docs = ReadDocuments::new(&doc[..], Decoder::default());
+    /// docs.next();
+    /// assert_eq!(docs.offset(), doc.len());
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.inc.offset()
+    }
+
+    /// The reader.
+    ///
+    /// ```
+    /// use sereal::{stream::ReadDocuments, Decoder};
+    /// let docs = ReadDocuments::new(std::io::empty(), Decoder::default());
+    /// let _reader: &std::io::Empty = docs.get_ref();
+    /// ```
+    pub fn get_ref(&self) -> &R {
+        &self.reader
+    }
+}
+
+impl<R: Read> Iterator for ReadDocuments<R> {
+    type Item = Result<Document>;
+
+    fn next(&mut self) -> Option<Result<Document>> {
+        loop {
+            if let Some(doc) = self.inc.next_document() {
+                return Some(doc);
+            }
+            if self.inc.finished || self.inc.failed {
+                return None;
+            }
+            self.chunk.resize(READ_CHUNK, 0);
+            match self.reader.read(&mut self.chunk) {
+                Ok(0) => self.inc.finish(),
+                Ok(n) => self.inc.feed(&self.chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let at = self.inc.base + self.inc.buf.len();
+                    return Some(Err(Error::at(
+                        ErrorKind::Invalid(format!("read failed: {e}")),
+                        at,
+                    )));
+                }
+            }
+        }
+    }
+}
+
+impl Decoder {
+    /// The documents of a stream read from `reader`, one at a time as each
+    /// is complete, decoded with (a clone of) this decoder: see
+    /// [`ReadDocuments`].
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut bytes = encode(&Value::from("a")).unwrap();
+    /// bytes.extend(encode(&Value::from("b")).unwrap());
+    /// let mut docs = Decoder::default().documents_from_reader(&bytes[..]);
+    /// assert_eq!(docs.next().unwrap().unwrap(), Value::from("a"));
+    /// assert_eq!(docs.next().unwrap().unwrap(), Value::from("b"));
+    /// assert!(docs.next().is_none());
+    /// ```
+    pub fn documents_from_reader<R: Read>(&self, reader: R) -> ReadDocuments<R> {
+        ReadDocuments::new(reader, self.clone())
+    }
+
+    /// A push decoder of a stream, decoding with (a clone of) this decoder:
+    /// see [`Incremental`].
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut inc = Decoder::default().incremental();
+    /// inc.feed(&encode(&Value::Undef).unwrap());
+    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::Undef);
+    /// ```
+    pub fn incremental(&self) -> Incremental {
+        Incremental::new(self.clone())
+    }
+}
