@@ -494,8 +494,10 @@ struct Reader<'a, 'o> {
     thaw: &'o HashMap<Key, ThawFn>,
     depth: usize,
     tracked: HashMap<usize, Tracked>,
-    keys: HashMap<usize, Key>,
-    classes: HashMap<usize, Key>,
+    /// Hash keys and class names read so far, by position (increasing: the
+    /// targets of key COPYs and OBJECTVs).
+    keys: Vec<(usize, Key)>,
+    classes: Vec<(usize, Key)>,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
     cycles: Vec<Ref>,
@@ -535,8 +537,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaw: &dec.thaw,
             depth: 0,
             tracked: HashMap::new(),
-            keys: HashMap::new(),
-            classes: HashMap::new(),
+            keys: Vec::new(),
+            classes: Vec::new(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
             weak_ref_at: usize::MAX,
@@ -802,17 +804,20 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// The entries of the hash whose tag is at `start`.
     fn hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
         let mut h = Hash::with_capacity(n);
+        if n >= 256 {
+            // Its keys are likely new: the interner grows once for them.
+            Key::reserve(n);
+        }
         for _ in 0..n {
             let at = self.pos;
             let k = self.read_key(start)?;
             let v = self.read_value()?;
-            if h.get_key(&k).is_some() {
+            if let Err((k, _)) = h.try_push_new(k, v) {
                 return Err(self.err_at(
                     ErrorKind::Invalid(format!("duplicate key {k:?} in hash")),
                     at,
                 ));
             }
-            h.push_new(k, v);
         }
         Ok(h)
     }
@@ -890,7 +895,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             // the hash being read begins (never bytes of the hash itself).
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            if let Some(k) = self.keys.get(&p) {
+            if let Some(k) = read_at(&self.keys, p) {
                 return Ok(k.clone());
             }
             let (b, kind) =
@@ -900,7 +905,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         match self.string(t, false)? {
             Some((b, kind)) => {
                 let k = Key::new(b, kind == StrKind::Utf8);
-                self.keys.insert(at, k.clone());
+                self.keys.push((at, k.clone()));
                 Ok(k)
             }
             None => Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)),
@@ -921,7 +926,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 None => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at)),
             }
         };
-        self.classes.insert(at, k.clone());
+        self.classes.push((at, k.clone()));
         Ok(k)
     }
 
@@ -1071,7 +1076,7 @@ impl Reader<'_, '_> {
         }
         let off = self.varint()?;
         let p = self.target(off, at, "OBJECTV")?;
-        match self.classes.get(&p) {
+        match read_at(&self.classes, p) {
             Some(k) => Ok(k.clone()),
             None => Err(self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
         }
@@ -1133,6 +1138,13 @@ impl Reader<'_, '_> {
         }
         Ok(object)
     }
+}
+
+/// The key read at position `pos`, in a list ordered by position.
+fn read_at(list: &[(usize, Key)], pos: usize) -> Option<&Key> {
+    list.binary_search_by_key(&pos, |&(at, _)| at)
+        .ok()
+        .map(|i| &list[i].1)
 }
 
 /// Whether `r` is a cell holding one of Perl's immortal scalars (`PL_sv_yes`,

@@ -60,11 +60,27 @@ pub enum ErrorKind {
 /// An error, with the byte offset in the input where decoding failed
 /// (offsets count from the start of the document; for a compressed document,
 /// body offsets count into the decompressed body and say so).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+///
+/// An `Error` is one pointer, so a `Result<Value>` stays small on the
+/// decoder's hot paths.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(Box<Inner>);
+
+#[derive(Clone, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     offset: Option<usize>,
     in_body: bool,
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("offset", &self.0.offset)
+            .field("in_body", &self.0.in_body)
+            .finish()
+    }
 }
 
 /// The result type of this crate.
@@ -72,38 +88,41 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// An error without a position (encoder and option errors).
+    #[cold]
     pub fn new(kind: ErrorKind) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset: None,
             in_body: false,
-        }
+        }))
     }
 
     /// An error at a byte offset of the document.
+    #[cold]
     pub fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset: Some(offset),
             in_body: false,
-        }
+        }))
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// The byte offset where decoding failed, if the error has one.
     pub fn offset(&self) -> Option<usize> {
-        self.offset
+        self.0.offset
     }
 
     pub(crate) fn shifted(mut self, by: usize, in_body: bool) -> Self {
-        if let Some(o) = self.offset.as_mut() {
-            if !self.in_body {
+        let e = &mut *self.0;
+        if let Some(o) = e.offset.as_mut() {
+            if !e.in_body {
                 *o += by;
-                self.in_body = in_body;
+                e.in_body = in_body;
             }
         }
         self
@@ -164,10 +183,11 @@ impl fmt::Display for ErrorKind {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.offset {
-            Some(o) if self.in_body => write!(f, "{} at decompressed body offset {o}", self.kind),
-            Some(o) => write!(f, "{} at offset {o}", self.kind),
-            None => write!(f, "{}", self.kind),
+        let e = &*self.0;
+        match e.offset {
+            Some(o) if e.in_body => write!(f, "{} at decompressed body offset {o}", e.kind),
+            Some(o) => write!(f, "{} at offset {o}", e.kind),
+            None => write!(f, "{}", e.kind),
         }
     }
 }

@@ -23,6 +23,7 @@ fn fuzz_findings() {
     let before = dhat::HeapStats::get();
     let err = decode(CYCLE_THEN_TRAILING).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::TrailingData);
+    drop(err);
     let after = dhat::HeapStats::get();
     assert_eq!(
         after.curr_blocks, before.curr_blocks,

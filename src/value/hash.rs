@@ -58,9 +58,16 @@ impl Hash {
         Hash::default()
     }
 
-    /// An empty hash with room for `n` entries.
+    /// An empty hash with room for `n` entries (and, past a dozen, an index
+    /// of that size).
     pub fn with_capacity(n: usize) -> Hash {
-        Hash(Repr::Small(Vec::with_capacity(n)))
+        if n <= SCAN_LIMIT {
+            return Hash(Repr::Small(Vec::with_capacity(n)));
+        }
+        Hash(Repr::Indexed(Box::new(Indexed {
+            entries: Vec::with_capacity(n),
+            index: HashTable::with_capacity(n),
+        })))
     }
 
     /// The number of entries.
@@ -140,6 +147,38 @@ impl Hash {
         }
         self.push_new(key, value);
         None
+    }
+
+    /// Appends an entry whose key is not present yet; gives the entry back
+    /// if it is (one lookup for both).
+    pub(crate) fn try_push_new(&mut self, key: Key, value: Value) -> Result<(), (Key, Value)> {
+        match &mut self.0 {
+            Repr::Small(v) => {
+                if v.iter().any(|(k, _)| k.ptr_eq(&key)) {
+                    return Err((key, value));
+                }
+                v.push((key, value));
+                if v.len() > SCAN_LIMIT {
+                    self.reindex();
+                }
+            }
+            Repr::Indexed(ix) => {
+                let i = ix.entries.len() as u32;
+                let entries = &ix.entries;
+                match ix.index.entry(
+                    addr_hash(key.addr()),
+                    |&j| entries[j as usize].0.ptr_eq(&key),
+                    |&j| addr_hash(entries[j as usize].0.addr()),
+                ) {
+                    hashbrown::hash_table::Entry::Occupied(_) => return Err((key, value)),
+                    hashbrown::hash_table::Entry::Vacant(e) => {
+                        e.insert(i);
+                    }
+                }
+                ix.entries.push((key, value));
+            }
+        }
+        Ok(())
     }
 
     /// Appends an entry whose key the caller knows is not present.

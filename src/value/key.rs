@@ -58,6 +58,10 @@ fn content_hash(hasher: &hashbrown::DefaultHashBuilder, utf8: bool, bytes: &[u8]
     h.finish()
 }
 
+fn rehash(hasher: &hashbrown::DefaultHashBuilder, k: &KeyInner) -> u64 {
+    content_hash(hasher, k.utf8, k.bytes.as_bytes())
+}
+
 impl Interner {
     fn intern(&mut self, utf8: bool, bytes: &[u8]) -> Key {
         let hash = content_hash(&self.hasher, utf8, bytes);
@@ -77,9 +81,8 @@ impl Interner {
             bytes: Str::new(bytes),
         });
         let hasher = &self.hasher;
-        self.table.insert_unique(hash, inner.clone(), |k| {
-            content_hash(hasher, k.utf8, k.bytes.as_bytes())
-        });
+        self.table
+            .insert_unique(hash, inner.clone(), |k| rehash(hasher, k));
         Key(inner)
     }
 }
@@ -88,6 +91,20 @@ impl Key {
     /// The key for `bytes`, with the UTF-8 flag given.
     pub fn new(bytes: &[u8], utf8: bool) -> Key {
         INTERNER.with(|i| i.borrow_mut().intern(utf8, bytes))
+    }
+
+    /// Makes room for `n` more keys in this thread's interner (a decoder
+    /// about to read a large hash), so that it grows once.
+    pub(crate) fn reserve(n: usize) {
+        INTERNER.with(|i| {
+            let mut i = i.borrow_mut();
+            if i.table.len() + n > i.purge_at {
+                i.purge_at = i.table.len() + n;
+            }
+            let i = &mut *i;
+            let hasher = &i.hasher;
+            i.table.reserve(n, |k| rehash(hasher, k));
+        })
     }
 
     /// A byte-string key (written as `SHORT_BINARY`/`BINARY`).
