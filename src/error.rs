@@ -99,6 +99,17 @@ impl Error {
         self.offset
     }
 
+    /// The error, placed at `offset` (a decompressed body offset when
+    /// `in_body`) unless it already has a position: for errors raised where
+    /// the position is not known (serde visitors), placed by their caller.
+    pub(crate) fn or_at(mut self, offset: usize, in_body: bool) -> Self {
+        if self.offset.is_none() {
+            self.offset = Some(offset);
+            self.in_body = in_body;
+        }
+        self
+    }
+
     pub(crate) fn shifted(mut self, by: usize, in_body: bool) -> Self {
         if let Some(o) = self.offset.as_mut() {
             if !self.in_body {
