@@ -260,12 +260,29 @@ impl<'de> Deserializer<'de> {
 
     /// Reads one value and hands it to `visitor`.
     fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
+        self.parse_item(visitor, want, false)
+    }
+
+    /// Reads one value, a `REFN`'s referent if `referent`. Levels count as
+    /// the decoder counts them, where it counts them: one for the node a
+    /// referent or a tracked item is (an `ARRAY` or `HASH` in it adds none),
+    /// one for each `ARRAYREF_n`/`HASHREF_n`, bare `ARRAY`/`HASH`, `REGEXP`,
+    /// `WEAKEN` and `OBJECT`; and one for each `REFP` or `ALIAS` target,
+    /// which only this reader reads again.
+    fn parse_item<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        want: Want,
+        referent: bool,
+    ) -> Result<V::Value> {
+        let depth = self.depth;
         // The tracked items this call put on the path.
         let mut marks = Vec::new();
-        let v = self.parse_marked(visitor, want, &mut marks);
+        let v = self.parse_marked(visitor, want, referent, &mut marks);
         for m in marks {
             self.path.remove(&m);
         }
+        self.depth = depth;
         v
     }
 
@@ -273,6 +290,7 @@ impl<'de> Deserializer<'de> {
         &mut self,
         visitor: V,
         want: Want,
+        mut referent: bool,
         marks: &mut Vec<usize>,
     ) -> Result<V::Value> {
         // A tracked PAD tracks the item after it, at the PAD's offset.
@@ -290,11 +308,19 @@ impl<'de> Deserializer<'de> {
                 }
                 continue;
             }
-            if let Some(p) = tracked_pad.take().or((b & TRACK_FLAG != 0).then_some(at)) {
+            let tracked = tracked_pad.take().or((b & TRACK_FLAG != 0).then_some(at));
+            if let Some(p) = tracked {
                 self.tracked.insert(p);
                 if self.path.insert(p) {
                     marks.push(p);
                 }
+            }
+            let node = std::mem::take(&mut referent) || tracked.is_some();
+            if node {
+                self.enter()?;
+            }
+            if t == tag::WEAKEN || matches!(t, tag::REGEXP | tag::ARRAY | tag::HASH) && !node {
+                self.enter()?;
             }
             let v = match t {
                 tag::WEAKEN => match self.weak_back(self.pos) {
@@ -305,7 +331,7 @@ impl<'de> Deserializer<'de> {
                     None if self.reference_follows(self.pos, false) => continue,
                     None => return self.not_a_reference("WEAKEN of a non-reference", at),
                 },
-                tag::REFN => self.nested::<V>(|de| de.parse(visitor, want)),
+                tag::REFN => Stack::run(self, |de| de.parse_item(visitor, want, true)),
                 tag::REFP | tag::ALIAS => {
                     let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
                     let off = self.varint()?;
@@ -317,14 +343,15 @@ impl<'de> Deserializer<'de> {
                     }
                     let back = self.pos;
                     self.pos = p;
-                    let v = self.nested::<V>(|de| de.parse(visitor, want));
+                    // The target is tracked: reading it is a level.
+                    let v = Stack::run(self, |de| de.parse(visitor, want));
                     self.pos = back;
                     v
                 }
                 tag::COPY => {
                     let off = self.varint()?;
                     let p = self.target(off, at, "COPY")?;
-                    let (r, utf8) = self.string_at(p, at, "as the target of a COPY")?;
+                    let (r, utf8) = self.string_at(p, at, "as the target of a COPY", false)?;
                     self.string(visitor, r, utf8, want)
                 }
                 tag::OBJECT | tag::OBJECTV | tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
@@ -340,6 +367,7 @@ impl<'de> Deserializer<'de> {
                         }
                     }
                     if matches!(t, tag::OBJECT | tag::OBJECTV) {
+                        self.enter()?;
                         if !self.reference_follows(self.pos, true) {
                             return self.not_a_reference("an object must be a reference", at);
                         }
@@ -383,22 +411,23 @@ impl<'de> Deserializer<'de> {
                     let (r, utf8) = self.string_body(t)?.expect("a string tag");
                     self.string(visitor, r, utf8, want)
                 }
-                tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::ARRAY => {
-                    let n = if t == tag::ARRAY {
-                        self.count(self.opts.max_num_array_entries, "array", 1)?
-                    } else {
-                        (t & 15) as usize
-                    };
-                    self.nested::<V>(|de| de.seq(visitor, n))
+                tag::ARRAY => {
+                    let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    Stack::run(self, |de| de.seq(visitor, n))
                 }
-                tag::HASHREF_0..=tag::HASHREF_15 | tag::HASH => {
-                    let n = if t == tag::HASH {
-                        self.count(self.opts.max_num_hash_entries, "hash", 2)?
-                    } else {
-                        (t & 15) as usize
-                    };
-                    self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
+                tag::HASH => {
+                    let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
+                tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
+                    self.nested::<V>(|de| de.seq(visitor, (t & 15) as usize))
+                }
+                tag::HASHREF_0..=tag::HASHREF_15 => self.nested::<V>(|de| {
+                    visitor.visit_map(Entries {
+                        de,
+                        left: (t & 15) as usize,
+                    })
+                }),
                 tag::REGEXP => {
                     // A regexp reads as its pattern; the flags are skipped.
                     let (pattern, utf8) = self.string_item("as a regexp pattern")?;
@@ -470,7 +499,7 @@ impl<'de> Deserializer<'de> {
             self.tracked_target(off, t_at, "ALIAS")?;
         } else {
             self.pos = t_at;
-            self.nested::<IgnoredAny>(|de| de.parse(IgnoredAny, Want::Any))?;
+            Stack::run(self, |de| de.parse(IgnoredAny, Want::Any))?;
         }
         Err(self.err_at(ErrorKind::Invalid(what.into()), at))
     }
@@ -541,29 +570,39 @@ impl<'de> Deserializer<'de> {
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), at))
     }
 
-    /// The next tag after `PAD`s, without the track flag, and its position.
+    /// The next tag after `PAD`s, without the track flag, and its position
+    /// (as the decoder has it: that of a tracked `PAD` before it, if any).
     fn next_tag(&mut self) -> Result<(u8, usize)> {
+        let mut tracked_pad = None;
         loop {
             let at = self.pos;
-            let t = self.byte()? & !TRACK_FLAG;
-            if t != tag::PAD {
-                return Ok((t, at));
+            let b = self.byte()?;
+            if b & !TRACK_FLAG != tag::PAD {
+                return Ok((b & !TRACK_FLAG, tracked_pad.unwrap_or(at)));
+            }
+            if b & TRACK_FLAG != 0 {
+                tracked_pad = Some(at);
             }
         }
     }
 
     /// The string at the earlier position `p`, the target of a `COPY` read
-    /// at `at`: it must end before `at`.
+    /// at `at`: it must end before `at`. As the decoder, a tracked tag is
+    /// not a string's, unless `key` (the target may be an earlier key,
+    /// whose tag the decoder reads without the flag).
     fn string_at(
         &mut self,
         p: usize,
         at: usize,
         what: &'static str,
+        key: bool,
     ) -> Result<(Range<usize>, bool)> {
         let back = self.pos;
         self.pos = p;
-        // As the decoder: a tracked tag is not a string's.
-        let read = self.byte().and_then(|t| Ok((t, self.string_body(t)?)));
+        let read = self.byte().and_then(|b| {
+            let t = if key { b & !TRACK_FLAG } else { b };
+            Ok((t, self.string_body(t)?))
+        });
         let end = self.pos;
         self.pos = back;
         let (t, s) = read?;
@@ -586,7 +625,7 @@ impl<'de> Deserializer<'de> {
         if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            return self.string_at(p, at, "as the target of a hash key COPY");
+            return self.string_at(p, at, "as the target of a hash key COPY", true);
         }
         self.string_body(t)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))
@@ -598,7 +637,7 @@ impl<'de> Deserializer<'de> {
         if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            self.string_at(p, at, "as the target of a class name COPY")?;
+            self.string_at(p, at, "as the target of a class name COPY", false)?;
         } else if self.string_body(t)?.is_none() {
             return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
         }
