@@ -3,17 +3,22 @@
 //! Accepts what Perl writes: numbers in any integer or float tag when the
 //! target can hold them (an integral float for an integer), strings from
 //! `BINARY`/`SHORT_BINARY` or `STR_UTF8` (validated), `REFN`, `REFP`,
-//! `ALIAS`, `COPY` and `WEAKEN` followed transparently, objects as their
-//! referent, booleans from `TRUE`/`FALSE`/`YES`/`NO` and, for `bool`, from
-//! `0`/`1` and `""`/`"0"`/`"1"` as Perl writes them. `&str` and `&[u8]`
-//! borrow from an uncompressed input.
+//! `ALIAS`, `COPY` and `WEAKEN` followed transparently (except a weak
+//! reference back into the path being read, which reads as undef), objects
+//! as their referent, `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
+//! booleans from `TRUE`/`FALSE`/`YES`/`NO` and, for `bool`, from `0`/`1`
+//! and `""`/`"0"`/`"1"` as Perl writes them. Hash keys are strings: integer,
+//! float, bool and char key types parse them. `&str` and `&[u8]` borrow
+//! from an uncompressed input.
 
 use crate::decoder::{Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use serde::de::{self, DeserializeSeed, IgnoredAny, Visitor};
+use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
 use std::borrow::Cow;
+use std::collections::HashSet;
+use std::ops::Range;
 
 /// How a value is wanted: what conversions Perl's data may need.
 #[derive(Clone, Copy, PartialEq)]
@@ -24,6 +29,24 @@ enum Want {
 }
 
 /// A serde deserializer over one Sereal document.
+///
+/// A weak reference to an item that is being read (one on the path from
+/// the document's root to the weak reference: Perl's child-to-parent link,
+/// `weaken($p->{kid}{up})`) reads as undef, which the target type takes as
+/// it takes a missing value: `None` for an `Option`, `()` for a unit, undef
+/// for a [`Value`](crate::Value), an ignored field skipped. A weak reference
+/// to any other item reads as that item, as a strong one does. (A strong
+/// reference back into the path is a cycle that no tree type can hold: it
+/// is an error.)
+///
+/// Hash keys are strings in Sereal; a map whose key type is an integer
+/// (any width), a float, `bool` or `char` parses them, as the serializer
+/// writes them (`"1"`, `"true"`, `"x"`).
+///
+/// Errors carry the offset of the defect, or of the value being read when
+/// the target type refused it, as [`sereal::decode`](crate::decode)
+/// reports them: document offsets, or for a compressed document offsets in
+/// the decompressed body (which the error's message says).
 ///
 /// ```
 /// use serde::Deserialize;
@@ -38,6 +61,13 @@ pub struct Deserializer<'de> {
     pos: usize,
     // body offset of body[0]
     shift: usize,
+    // error offset of body[0] and whether error offsets are in a
+    // decompressed body
+    base: usize,
+    in_body: bool,
+    // for a compressed document, where its frame ends, and the input length
+    frame_end: Option<usize>,
+    input_len: usize,
     depth: usize,
     max_depth: usize,
     // tags left to read: REFP/ALIAS re-read their targets, so a document
@@ -45,6 +75,11 @@ pub struct Deserializer<'de> {
     budget: usize,
     opts: DecoderOptions,
     stack: Stack,
+    // positions of the tracked items read so far (what REFP and ALIAS may
+    // name), of those being read now, and of class names
+    tracked: HashSet<usize>,
+    path: HashSet<usize>,
+    classes: HashSet<usize>,
 }
 
 impl HasStack for Deserializer<'_> {
@@ -65,35 +100,61 @@ impl<'de> Deserializer<'de> {
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
         let header = Header::parse(input)?;
         let dec = Decoder::new(opts.clone());
-        let (body, shift) = dec.body_bytes(input, &header)?;
+        let (body, shift, frame_end) = dec.frame(input, &header)?;
         let budget = body.len().saturating_mul(64).saturating_add(1 << 16);
         let max_depth = if opts.max_recursion_depth == 0 {
             usize::MAX
         } else {
             opts.max_recursion_depth
         };
+        let (base, in_body) = match frame_end {
+            Some(_) => (0, true),
+            None => (header.len, false),
+        };
         Ok(Deserializer {
             body,
             pos: 0,
             shift,
+            base,
+            in_body,
+            frame_end,
+            input_len: input.len(),
             depth: 0,
             max_depth,
             budget,
             opts,
             stack: Stack::new(),
+            tracked: HashSet::new(),
+            path: HashSet::new(),
+            classes: HashSet::new(),
         })
     }
 
-    /// Checks that the whole body was read.
+    /// Checks that the whole body was read (and, for a compressed
+    /// document, that nothing follows its compressed frame).
     pub fn end(&self) -> Result<()> {
         if self.pos != self.body.len() {
-            return Err(Error::at(ErrorKind::TrailingData, self.pos));
+            return Err(self.err_at(ErrorKind::TrailingData, self.pos));
         }
-        Ok(())
+        match self.frame_end {
+            Some(end) if end != self.input_len => Err(Error::at(ErrorKind::TrailingData, end)),
+            _ => Ok(()),
+        }
+    }
+
+    /// An error at body position `at`, with the offset `decode` reports.
+    fn err_at(&self, kind: ErrorKind, at: usize) -> Error {
+        self.located(Error::new(kind), at)
     }
 
     fn err(&self, kind: ErrorKind) -> Error {
-        Error::at(kind, self.pos)
+        self.err_at(kind, self.pos)
+    }
+
+    /// `e`, placed at body position `at` if it has no position yet (an
+    /// error a visitor raised).
+    fn located(&self, e: Error, at: usize) -> Error {
+        e.or_at(self.base + at, self.in_body)
     }
 
     fn byte(&mut self) -> Result<u8> {
@@ -111,11 +172,18 @@ impl<'de> Deserializer<'de> {
                 self.pos += len;
                 Ok(n)
             }
-            None => Err(self.err(ErrorKind::Truncated)),
+            None => {
+                let kind = if self.body.len() - self.pos < protocol::MAX_VARINT_LEN {
+                    ErrorKind::Truncated
+                } else {
+                    ErrorKind::BadVarint
+                };
+                Err(self.err(kind))
+            }
         }
     }
 
-    fn take(&mut self, n: usize) -> Result<std::ops::Range<usize>> {
+    fn take(&mut self, n: usize) -> Result<Range<usize>> {
         let end = self
             .pos
             .checked_add(n)
@@ -126,7 +194,7 @@ impl<'de> Deserializer<'de> {
         Ok(r)
     }
 
-    fn bytes(&self, r: std::ops::Range<usize>) -> Bytes<'de, '_> {
+    fn bytes(&self, r: Range<usize>) -> Bytes<'de, '_> {
         match &self.body {
             Cow::Borrowed(b) => {
                 let b: &'de [u8] = b;
@@ -136,13 +204,23 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Where the item an offset names starts; it must be before `at`.
-    fn target(&self, off: u64, at: usize) -> Result<usize> {
+    /// The body position an offset read at `at` names; it must be before `at`.
+    fn target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
         usize::try_from(off)
             .ok()
             .and_then(|o| o.checked_sub(self.shift))
             .filter(|&p| p < at)
-            .ok_or_else(|| Error::at(ErrorKind::BadOffset(off, "REFP/ALIAS/COPY"), at))
+            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
+    }
+
+    /// The body position of the tracked item a `REFP` or `ALIAS` read at
+    /// `at` names: one read before.
+    fn tracked_target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_sub(self.shift))
+            .filter(|p| self.tracked.contains(p))
+            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
     }
 
     fn enter(&mut self) -> Result<()> {
@@ -165,47 +243,139 @@ impl<'de> Deserializer<'de> {
         v
     }
 
-    fn count(&mut self, limit: usize, min_bytes: usize) -> Result<usize> {
+    fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.varint()?;
         if limit != 0 && n > limit as u64 {
-            return Err(Error::at(
-                ErrorKind::LimitExceeded(format!("{n} entries (limit {limit})")),
+            return Err(self.err_at(
+                ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
                 at,
             ));
         }
         if n.saturating_mul(min_bytes as u64) > (self.body.len() - self.pos) as u64 {
-            return Err(Error::at(ErrorKind::Truncated, at));
+            return Err(self.err_at(ErrorKind::Truncated, at));
         }
         Ok(n as usize)
     }
 
     /// Reads one value and hands it to `visitor`.
     fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
+        self.parse_item(visitor, want, false)
+    }
+
+    /// Reads one value, a `REFN`'s referent if `referent`. Levels count as
+    /// the decoder counts them, where it counts them: one for the node a
+    /// referent or a tracked item is (an `ARRAY` or `HASH` in it adds none),
+    /// one for each `ARRAYREF_n`/`HASHREF_n`, bare `ARRAY`/`HASH`, `REGEXP`,
+    /// `WEAKEN` and `OBJECT`; and one for each `REFP` or `ALIAS` target,
+    /// which only this reader reads again.
+    fn parse_item<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        want: Want,
+        referent: bool,
+    ) -> Result<V::Value> {
+        let depth = self.depth;
+        // The tracked items this call put on the path.
+        let mut marks = Vec::new();
+        let v = self.parse_marked(visitor, want, referent, &mut marks);
+        for m in marks {
+            self.path.remove(&m);
+        }
+        self.depth = depth;
+        v
+    }
+
+    fn parse_marked<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        want: Want,
+        mut referent: bool,
+        marks: &mut Vec<usize>,
+    ) -> Result<V::Value> {
+        // A tracked PAD tracks the item after it, at the PAD's offset.
+        let mut tracked_pad = None;
         loop {
             self.budget = self.budget.checked_sub(1).ok_or_else(|| {
                 self.err(ErrorKind::LimitExceeded("document expands too much".into()))
             })?;
             let at = self.pos;
-            let t = self.byte()? & !TRACK_FLAG;
-            return match t {
-                tag::PAD | tag::WEAKEN => continue,
-                tag::REFN => self.nested::<V>(|de| de.parse(visitor, want)),
-                tag::REFP | tag::ALIAS | tag::COPY => {
+            let b = self.byte()?;
+            let t = b & !TRACK_FLAG;
+            if t == tag::PAD {
+                if b & TRACK_FLAG != 0 {
+                    tracked_pad = Some(at);
+                }
+                continue;
+            }
+            let tracked = tracked_pad.take().or((b & TRACK_FLAG != 0).then_some(at));
+            if let Some(p) = tracked {
+                self.tracked.insert(p);
+                if self.path.insert(p) {
+                    marks.push(p);
+                }
+            }
+            let node = std::mem::take(&mut referent) || tracked.is_some();
+            if node {
+                self.enter()?;
+            }
+            if t == tag::WEAKEN || matches!(t, tag::REGEXP | tag::ARRAY | tag::HASH) && !node {
+                self.enter()?;
+            }
+            let v = match t {
+                tag::WEAKEN => match self.weak_back(self.pos) {
+                    Some(end) => {
+                        self.pos = end;
+                        visitor.visit_unit()
+                    }
+                    None if self.reference_follows(self.pos, false) => continue,
+                    None => return self.not_a_reference("WEAKEN of a non-reference", at),
+                },
+                tag::REFN => Stack::run(self, |de| de.parse_item(visitor, want, true)),
+                tag::REFP | tag::ALIAS => {
+                    let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
                     let off = self.varint()?;
-                    let p = self.target(off, at)?;
+                    let p = self.tracked_target(off, at, what)?;
+                    if self.path.contains(&p) {
+                        // A strong cycle: no tree holds it.
+                        let m = format!("{what} back into the value being read (a strong cycle)");
+                        return Err(self.err_at(ErrorKind::Invalid(m), at));
+                    }
                     let back = self.pos;
                     self.pos = p;
-                    let v = self.nested::<V>(|de| de.parse(visitor, want));
+                    // The target is tracked: reading it is a level.
+                    let v = Stack::run(self, |de| de.parse(visitor, want));
                     self.pos = back;
                     v
                 }
-                tag::OBJECT | tag::OBJECT_FREEZE => {
-                    self.skip_class()?;
-                    continue;
+                tag::COPY => {
+                    let off = self.varint()?;
+                    let p = self.target(off, at, "COPY")?;
+                    let (r, utf8) = self.string_at(p, at, "as the target of a COPY", false)?;
+                    self.string(visitor, r, utf8, want)
                 }
-                tag::OBJECTV | tag::OBJECTV_FREEZE => {
-                    self.varint()?;
+                tag::OBJECT | tag::OBJECTV | tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
+                    self.refuse_objects(at)?;
+                    if matches!(t, tag::OBJECT | tag::OBJECT_FREEZE) {
+                        self.class_name()?;
+                    } else {
+                        let off = self.varint()?;
+                        let p = self.target(off, at, "OBJECTV")?;
+                        if !self.classes.contains(&p) {
+                            let kind = ErrorKind::BadOffset(off, "OBJECTV class name");
+                            return Err(self.err_at(kind, at));
+                        }
+                    }
+                    if matches!(t, tag::OBJECT | tag::OBJECTV) {
+                        self.enter()?;
+                        if !self.reference_follows(self.pos, true) {
+                            return self.not_a_reference("an object must be a reference", at);
+                        }
+                    } else {
+                        self.frozen_values()?;
+                    }
+                    // The object reads as its referent (the values FREEZE
+                    // returned, for a frozen one).
                     continue;
                 }
                 tag::POS_0..=tag::POS_15 if want == Want::Bool && t <= 1 => {
@@ -225,54 +395,113 @@ impl<'de> Deserializer<'de> {
                     let d = f64::from_le_bytes(self.body[r].try_into().expect("8 bytes"));
                     float(visitor, d, want, None)
                 }
+                tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                    // No Rust type holds them: their bytes, as `Value`
+                    // serializes them.
+                    let r = self.take(16)?;
+                    match self.bytes(r) {
+                        Bytes::Input(b) => visitor.visit_borrowed_bytes(b),
+                        Bytes::Copy(b) => visitor.visit_bytes(b),
+                    }
+                }
                 tag::UNDEF | tag::CANONICAL_UNDEF => visitor.visit_unit(),
                 tag::TRUE | tag::YES => visitor.visit_bool(true),
                 tag::FALSE | tag::NO => visitor.visit_bool(false),
                 tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
-                    let len = if t == tag::BINARY || t == tag::STR_UTF8 {
-                        let n = self.varint()?;
-                        let max = self.opts.max_string_length;
-                        if max != 0 && n > max as u64 {
-                            return Err(Error::at(
-                                ErrorKind::LimitExceeded(format!("string of {n} bytes")),
-                                at,
-                            ));
-                        }
-                        usize::try_from(n).map_err(|_| self.err(ErrorKind::Truncated))?
-                    } else {
-                        (t & 31) as usize
-                    };
-                    let r = self.take(len)?;
-                    self.string(visitor, r, t == tag::STR_UTF8, want, at)
+                    let (r, utf8) = self.string_body(t)?.expect("a string tag");
+                    self.string(visitor, r, utf8, want)
                 }
-                tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::ARRAY => {
-                    let n = if t == tag::ARRAY {
-                        self.count(self.opts.max_num_array_entries, 1)?
-                    } else {
-                        (t & 15) as usize
-                    };
-                    self.nested::<V>(|de| de.seq(visitor, n))
+                tag::ARRAY => {
+                    let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    Stack::run(self, |de| de.seq(visitor, n))
                 }
-                tag::HASHREF_0..=tag::HASHREF_15 | tag::HASH => {
-                    let n = if t == tag::HASH {
-                        self.count(self.opts.max_num_hash_entries, 2)?
-                    } else {
-                        (t & 15) as usize
-                    };
-                    self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
+                tag::HASH => {
+                    let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
+                tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
+                    self.nested::<V>(|de| de.seq(visitor, (t & 15) as usize))
+                }
+                tag::HASHREF_0..=tag::HASHREF_15 => self.nested::<V>(|de| {
+                    visitor.visit_map(Entries {
+                        de,
+                        left: (t & 15) as usize,
+                    })
+                }),
                 tag::REGEXP => {
                     // A regexp reads as its pattern; the flags are skipped.
-                    let pattern = self.skip_string()?;
-                    self.skip_string()?;
-                    self.string(visitor, pattern.0, pattern.1, want, at)
+                    let (pattern, utf8) = self.string_item("as a regexp pattern")?;
+                    self.string_item("as regexp flags")?;
+                    self.string(visitor, pattern, utf8, want)
                 }
-                _ => Err(Error::at(
-                    ErrorKind::UnexpectedTag(t, "in a serde value"),
-                    at,
-                )),
+                _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
             };
+            return v.map_err(|e| self.located(e, at));
         }
+    }
+
+    /// After a `WEAKEN` at `p - 1`: if a `REFP` to an item on the current
+    /// path follows, the position after it.
+    fn weak_back(&self, mut p: usize) -> Option<usize> {
+        while *self.body.get(p)? & !TRACK_FLAG == tag::PAD {
+            p += 1;
+        }
+        if self.body[p] != tag::REFP {
+            return None;
+        }
+        let (off, len) = protocol::read_varint(&self.body[p + 1..])?;
+        let target = usize::try_from(off).ok()?.checked_sub(self.shift)?;
+        self.path.contains(&target).then_some(p + 1 + len)
+    }
+
+    /// Whether the item at `p` (after `PAD`s) is a reference: what a
+    /// `WEAKEN` (untracked, unless `tracked_ok`) or an `OBJECT` applies to.
+    /// A truncated input says yes: the read that follows reports it.
+    fn reference_follows(&self, p: usize, tracked_ok: bool) -> bool {
+        let Some((b, tracked)) = self.peek_tag(p) else {
+            return true;
+        };
+        (tracked_ok || !tracked)
+            && matches!(
+                b & !TRACK_FLAG,
+                tag::REFN
+                    | tag::REFP
+                    | tag::ARRAYREF_0..=tag::ARRAYREF_15
+                    | tag::HASHREF_0..=tag::HASHREF_15
+                    | tag::OBJECT
+                    | tag::OBJECTV
+                    | tag::OBJECT_FREEZE
+                    | tag::OBJECTV_FREEZE
+            )
+    }
+
+    /// The tag at `p` after `PAD`s and whether it (or a `PAD` before it) is
+    /// tracked; `None` at the end of the input.
+    fn peek_tag(&self, mut p: usize) -> Option<(u8, bool)> {
+        let mut tracked = false;
+        loop {
+            let b = *self.body.get(p)?;
+            tracked |= b & TRACK_FLAG != 0;
+            if b & !TRACK_FLAG != tag::PAD {
+                return Some((b, tracked));
+            }
+            p += 1;
+        }
+    }
+
+    /// Reads the value a `WEAKEN` or `OBJECT` at `at` may not apply to,
+    /// then fails as the decoder does.
+    fn not_a_reference<T>(&mut self, what: &str, at: usize) -> Result<T> {
+        let (t, t_at) = self.next_tag()?;
+        if t == tag::ALIAS {
+            // Not followed: the decoder only looks its target up.
+            let off = self.varint()?;
+            self.tracked_target(off, t_at, "ALIAS")?;
+        } else {
+            self.pos = t_at;
+            Stack::run(self, |de| de.parse(IgnoredAny, Want::Any))?;
+        }
+        Err(self.err_at(ErrorKind::Invalid(what.into()), at))
     }
 
     fn seq<V: Visitor<'de>>(&mut self, visitor: V, n: usize) -> Result<V::Value> {
@@ -289,16 +518,15 @@ impl<'de> Deserializer<'de> {
     fn string<V: Visitor<'de>>(
         &mut self,
         visitor: V,
-        r: std::ops::Range<usize>,
+        r: Range<usize>,
         utf8: bool,
         want: Want,
-        at: usize,
     ) -> Result<V::Value> {
         if want == Want::Bool && matches!(&self.body[r.clone()], b"" | b"0" | b"1") {
             return visitor.visit_bool(&self.body[r] == b"1");
         }
-        let bad_utf8 = || Error::at(ErrorKind::InvalidUtf8, at);
-        match self.bytes(r) {
+        let bad_utf8 = || self.err_at(ErrorKind::InvalidUtf8, r.start);
+        match self.bytes(r.clone()) {
             Bytes::Input(b) => match std::str::from_utf8(b) {
                 Ok(s) => visitor.visit_borrowed_str(s),
                 Err(_) if utf8 => Err(bad_utf8()),
@@ -312,50 +540,146 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Skips a string item (or a COPY of one), returning its range and kind.
-    fn skip_string(&mut self) -> Result<(std::ops::Range<usize>, bool)> {
-        let at = self.pos;
-        let t = self.byte()? & !TRACK_FLAG;
+    /// The rest of a string item whose tag `t` was just read: its bytes and
+    /// whether it is UTF-8; `None` for a tag that is not a string's (a
+    /// tracked one included).
+    fn string_body(&mut self, t: u8) -> Result<Option<(Range<usize>, bool)>> {
         let len = match t {
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (t & 31) as usize,
             tag::BINARY | tag::STR_UTF8 => {
-                usize::try_from(self.varint()?).map_err(|_| self.err(ErrorKind::Truncated))?
+                let at = self.pos;
+                let n = self.varint()?;
+                let max = self.opts.max_string_length;
+                if max != 0 && n > max as u64 {
+                    return Err(self.err_at(
+                        ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")),
+                        at,
+                    ));
+                }
+                usize::try_from(n).map_err(|_| self.err_at(ErrorKind::Truncated, at))?
             }
-            tag::COPY => {
-                let off = self.varint()?;
-                let p = self.target(off, at)?;
-                let back = self.pos;
-                self.pos = p;
-                let r = self.skip_string();
-                self.pos = back;
-                return r;
-            }
-            _ => {
-                return Err(Error::at(
-                    ErrorKind::UnexpectedTag(t, "where a string was expected"),
-                    at,
-                ))
-            }
+            _ => return Ok(None),
         };
-        Ok((self.take(len)?, t == tag::STR_UTF8))
+        Ok(Some((self.take(len)?, t == tag::STR_UTF8)))
     }
 
-    fn skip_class(&mut self) -> Result<()> {
-        if self.opts.refuse_objects {
-            return Err(self.err(ErrorKind::Invalid(
-                "objects are refused (refuse_objects)".into(),
-            )));
+    /// A string item (after `PAD`s); `what` names its place for the error.
+    fn string_item(&mut self, what: &'static str) -> Result<(Range<usize>, bool)> {
+        let (t, at) = self.next_tag()?;
+        self.string_body(t)?
+            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), at))
+    }
+
+    /// The next tag after `PAD`s, without the track flag, and its position
+    /// (as the decoder has it: that of a tracked `PAD` before it, if any).
+    fn next_tag(&mut self) -> Result<(u8, usize)> {
+        let mut tracked_pad = None;
+        loop {
+            let at = self.pos;
+            let b = self.byte()?;
+            if b & !TRACK_FLAG != tag::PAD {
+                return Ok((b & !TRACK_FLAG, tracked_pad.unwrap_or(at)));
+            }
+            if b & TRACK_FLAG != 0 {
+                tracked_pad = Some(at);
+            }
         }
-        self.skip_string().map(|_| ())
     }
 
-    /// Whether the next value (after PADs and references) is undefined.
+    /// The string at the earlier position `p`, the target of a `COPY` read
+    /// at `at`: it must end before `at`. As the decoder, a tracked tag is
+    /// not a string's, unless `key` (the target may be an earlier key,
+    /// whose tag the decoder reads without the flag).
+    fn string_at(
+        &mut self,
+        p: usize,
+        at: usize,
+        what: &'static str,
+        key: bool,
+    ) -> Result<(Range<usize>, bool)> {
+        let back = self.pos;
+        self.pos = p;
+        let read = self.byte().and_then(|b| {
+            let t = if key { b & !TRACK_FLAG } else { b };
+            Ok((t, self.string_body(t)?))
+        });
+        let end = self.pos;
+        self.pos = back;
+        let (t, s) = read?;
+        let s = s.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), p))?;
+        if end > at {
+            return Err(self.err_at(
+                ErrorKind::BadOffset(
+                    (p + self.shift) as u64,
+                    "COPY target (it must end before the COPY)",
+                ),
+                at,
+            ));
+        }
+        Ok(s)
+    }
+
+    /// A hash key: a string, or a `COPY` of an earlier one.
+    fn key(&mut self) -> Result<(Range<usize>, bool)> {
+        let (t, at) = self.next_tag()?;
+        if t == tag::COPY {
+            let off = self.varint()?;
+            let p = self.target(off, at, "COPY")?;
+            return self.string_at(p, at, "as the target of a hash key COPY", true);
+        }
+        self.string_body(t)?
+            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))
+    }
+
+    /// The class name of an `OBJECT`: a string or a `COPY` of one.
+    fn class_name(&mut self) -> Result<()> {
+        let (t, at) = self.next_tag()?;
+        if t == tag::COPY {
+            let off = self.varint()?;
+            let p = self.target(off, at, "COPY")?;
+            self.string_at(p, at, "as the target of a class name COPY", false)?;
+        } else if self.string_body(t)?.is_none() {
+            return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
+        }
+        self.classes.insert(at);
+        Ok(())
+    }
+
+    /// Checks that an `OBJECT_FREEZE`'s values follow: `REFN ARRAY`.
+    fn frozen_values(&mut self) -> Result<()> {
+        let (refn, at) = self.next_tag()?;
+        if refn != tag::REFN {
+            let kind = ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN)");
+            return Err(self.err_at(kind, at));
+        }
+        let (array, array_at) = self.next_tag()?;
+        if array != tag::ARRAY {
+            let kind = ErrorKind::UnexpectedTag(array, "in an OBJECT_FREEZE (expected ARRAY)");
+            return Err(self.err_at(kind, array_at));
+        }
+        self.pos = at;
+        Ok(())
+    }
+
+    fn refuse_objects(&self, at: usize) -> Result<()> {
+        if self.opts.refuse_objects {
+            return Err(self.err_at(
+                ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
+                at,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the next value (after PADs) is undefined, or a weak
+    /// reference back into the path, which reads as undef.
     fn next_is_undef(&self) -> bool {
         let mut p = self.pos;
         while let Some(&b) = self.body.get(p) {
             match b & !TRACK_FLAG {
                 tag::PAD => p += 1,
                 tag::UNDEF | tag::CANONICAL_UNDEF => return true,
+                tag::WEAKEN => return self.weak_back(p + 1).is_some(),
                 _ => return false,
             }
         }
@@ -401,7 +725,7 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     opts: DecoderOptions,
 ) -> Result<T> {
     let mut de = Deserializer::from_slice_with(input, opts)?;
-    let v = T::deserialize(&mut de)?;
+    let v = T::deserialize(&mut de).map_err(|e| de.located(e, 0))?;
     de.end()?;
     Ok(v)
 }
@@ -509,7 +833,10 @@ impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        let at = self.de.pos;
+        seed.deserialize(&mut *self.de)
+            .map(Some)
+            .map_err(|e| self.de.located(e, at))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
@@ -528,13 +855,122 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        let at = self.de.pos;
+        seed.deserialize(MapKey { de: &mut *self.de })
+            .map(Some)
+            .map_err(|e| self.de.located(e, at))
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let at = self.de.pos;
         seed.deserialize(&mut *self.de)
+            .map_err(|e| self.de.located(e, at))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
+    }
+}
+
+/// A hash key. Keys are strings in Sereal: integer, float, bool and char
+/// key types parse them (the serializer writes such keys as their text);
+/// other types read the string.
+struct MapKey<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> MapKey<'_, 'de> {
+    /// Reads the key and visits what `parse` makes of its text, or fails
+    /// with the visitor's type error.
+    fn parsed<V: Visitor<'de>, T>(
+        self,
+        visitor: V,
+        parse: impl FnOnce(&str) -> Option<T>,
+        visit: impl FnOnce(V, T) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        let (r, _) = self.de.key()?;
+        let bytes = &self.de.body[r];
+        let text = std::str::from_utf8(bytes).ok();
+        match text.and_then(parse) {
+            Some(v) => visit(visitor, v),
+            None => {
+                let got = text.map_or(Unexpected::Bytes(bytes), Unexpected::Str);
+                Err(de::Error::invalid_type(got, &visitor))
+            }
+        }
+    }
+}
+
+macro_rules! parse_key {
+    ($($m:ident => $visit:ident: $t:ty),*) => {$(
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.parsed(visitor, |s| s.parse::<$t>().ok(), |v, n| v.$visit(n))
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (r, utf8) = self.de.key()?;
+        self.de.string(visitor, r, utf8, Want::Any)
+    }
+
+    parse_key!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
+        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128, deserialize_u8 => visit_u8: u8,
+        deserialize_u16 => visit_u16: u16, deserialize_u32 => visit_u32: u32,
+        deserialize_u64 => visit_u64: u64, deserialize_u128 => visit_u128: u128,
+        deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let parse = |s: &str| match s {
+            "true" | "1" => Some(true),
+            "false" | "0" | "" => Some(false),
+            _ => None,
+        };
+        self.parsed(visitor, parse, |v, b| v.visit_bool(b))
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let parse = |s: &str| {
+            let mut chars = s.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Some(c),
+                _ => None,
+            }
+        };
+        self.parsed(visitor, parse, |v, c| v.visit_char(c))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        // A key names a unit variant.
+        self.parsed(
+            visitor,
+            |s| Some(s.to_owned()),
+            |v, s| v.visit_enum(IntoDeserializer::<Error>::into_deserializer(s)),
+        )
+    }
+
+    serde::forward_to_deserialize_any! {
+        str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
     }
 }
 
@@ -556,19 +992,22 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
                     let at = self.de.pos;
                     self.de.pos += 1;
                     let n = if b & !TRACK_FLAG == tag::HASH {
-                        self.de.count(0, 2)?
+                        self.de.count(0, "hash", 2)?
                     } else {
                         (b & 15) as usize
                     };
                     if n != 1 {
-                        return Err(Error::at(
+                        return Err(self.de.err_at(
                             ErrorKind::Invalid(format!(
                                 "an enum variant with content is a hash of one key, not {n}"
                             )),
                             at,
                         ));
                     }
-                    let v = seed.deserialize(&mut *self.de)?;
+                    let key_at = self.de.pos;
+                    let v = seed
+                        .deserialize(MapKey { de: &mut *self.de })
+                        .map_err(|e| self.de.located(e, key_at))?;
                     return Ok((v, self));
                 }
                 _ => break,

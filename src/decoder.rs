@@ -335,7 +335,7 @@ impl Decoder {
 
     /// The body bytes, their offset shift, and for a compressed body the
     /// input offset where its frame ends (a raw body ends where its value does).
-    fn frame<'a>(
+    pub(crate) fn frame<'a>(
         &self,
         input: &'a [u8],
         header: &Header,

@@ -117,6 +117,17 @@ impl Error {
         self.0.offset
     }
 
+    /// The error, placed at `offset` (a decompressed body offset when
+    /// `in_body`) unless it already has a position: for errors raised where
+    /// the position is not known (serde visitors), placed by their caller.
+    pub(crate) fn or_at(mut self, offset: usize, in_body: bool) -> Self {
+        if self.offset.is_none() {
+            self.offset = Some(offset);
+            self.in_body = in_body;
+        }
+        self
+    }
+
     pub(crate) fn shifted(mut self, by: usize, in_body: bool) -> Self {
         let e = &mut *self.0;
         if let Some(o) = e.offset.as_mut() {

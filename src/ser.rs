@@ -705,7 +705,8 @@ impl ser::Serializer for KeySerializer<'_> {
 
     key_to_string!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
-        serialize_f32: f32, serialize_f64: f64, serialize_char: char);
+        serialize_f32: f32, serialize_f64: f64, serialize_char: char, serialize_i128: i128,
+        serialize_u128: u128);
 
     fn serialize_str(self, v: &str) -> Result<()> {
         self.0.push_str(v);

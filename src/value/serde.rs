@@ -153,13 +153,28 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
-/// A map key read as text.
+/// A map key: text, or bytes (a Perl hash key need not be UTF-8).
 struct KeyText(Key);
 
 impl<'de> de::Deserialize<'de> for KeyText {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<KeyText, D::Error> {
-        let s: std::borrow::Cow<'de, str> = de::Deserialize::deserialize(d)?;
-        Ok(KeyText(Key::from(&*s)))
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = KeyText;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<KeyText, E> {
+        Ok(KeyText(Key::from(v)))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<KeyText, E> {
+        Ok(KeyText(Key::bytes(v)))
     }
 }
 

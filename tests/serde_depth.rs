@@ -1,0 +1,76 @@
+//! Deep documents through serde never overflow the stack, even on a small
+//! thread stack and in a debug build: every nesting level of the
+//! deserializer (and the visitor frames between them) goes through the
+//! crate's stack guard.
+
+use sereal::{from_slice, ErrorKind, Value};
+
+const SMALL_STACK: usize = 256 * 1024;
+
+fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(SMALL_STACK)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn doc(nesting: &[u8], depth: usize) -> Vec<u8> {
+    let mut doc = b"=\xF3rl\x05\x00".to_vec();
+    for _ in 0..depth {
+        doc.extend_from_slice(nesting);
+    }
+    doc.push(0x01);
+    doc
+}
+
+/// The depth of a nest of one-element JSON arrays, taken apart without
+/// recursion (serde_json's own drop recurses).
+fn json_depth(mut v: serde_json::Value) -> usize {
+    let mut depth = 0;
+    while let serde_json::Value::Array(mut items) = v {
+        assert_eq!(items.len(), 1);
+        v = items.pop().unwrap();
+        depth += 1;
+    }
+    assert_eq!(v, serde_json::json!(1));
+    depth
+}
+
+#[test]
+fn a_million_refn_chain_is_a_depth_error_on_a_small_stack() {
+    on_small_stack(|| {
+        let doc = doc(&[0x28], 1_000_000);
+        let e = from_slice::<serde_json::Value>(&doc).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+        assert!(e.offset().is_some());
+        let e = from_slice::<Value>(&doc).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+        let e = from_slice::<serde::de::IgnoredAny>(&doc).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+    });
+}
+
+#[test]
+fn deep_arrays_within_the_limit_read_on_a_small_stack() {
+    on_small_stack(|| {
+        let depth = 9_990;
+        let doc = doc(&[0x41], depth);
+        let j: serde_json::Value = from_slice(&doc).unwrap();
+        assert_eq!(json_depth(j), depth);
+        let mut v: Value = from_slice(&doc).unwrap();
+        for _ in 0..depth {
+            v = v.at(0).unwrap();
+        }
+        assert_eq!(v, Value::from(1));
+        // One-key hashes, the same depth.
+        let doc = self::doc(b"\x51\x61k", depth);
+        let v: Value = from_slice(&doc).unwrap();
+        assert!(v.get("k").is_some());
+        // Past the limit: an error.
+        let doc = self::doc(&[0x41], 10_001);
+        let e = from_slice::<serde_json::Value>(&doc).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+    });
+}
