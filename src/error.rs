@@ -121,9 +121,10 @@ impl Error {
     /// `in_body`) unless it already has a position: for errors raised where
     /// the position is not known (serde visitors), placed by their caller.
     pub(crate) fn or_at(mut self, offset: usize, in_body: bool) -> Self {
-        if self.offset.is_none() {
-            self.offset = Some(offset);
-            self.in_body = in_body;
+        let e = &mut *self.0;
+        if e.offset.is_none() {
+            e.offset = Some(offset);
+            e.in_body = in_body;
         }
         self
     }
