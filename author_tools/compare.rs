@@ -11,7 +11,7 @@ const DEFAULT_CASES: [&str; 6] = ["records", "arrays", "scalars", "keys", "share
 /// An implementation measured by `--compare`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Impl {
-    /// Our encoder, callbacks off.
+    /// Our encoder, callbacks off; with `--decode`, our decoder.
     Sereal,
     /// Our encoder with a FREEZE handler and the Guard policy.
     Guard,
@@ -29,6 +29,123 @@ impl Impl {
             Impl::Snapshot => "snapshot",
             Impl::Perl => "perl",
             Impl::Floor => "floor",
+        }
+    }
+}
+
+fn time(r: &Run) -> f64 {
+    r.median_ms
+}
+
+fn rss(r: &Run) -> f64 {
+    r.peak_rss_kb as f64
+}
+
+/// A ratio `--compare` reports: per case from the medians, and per pair with
+/// a bootstrap interval.
+struct Ratio {
+    /// Its table heading; `None`: only in the per-pair notes.
+    column: Option<&'static str>,
+    /// Its label in the per-pair notes.
+    note: &'static str,
+    /// The numerator; `None`: ours (callbacks off, or guard for `frozen`).
+    num: Option<Impl>,
+    den: Impl,
+    metric: fn(&Run) -> f64,
+}
+
+/// Ours over Perl's, in time and in peak RSS.
+const TO_PERL: [Ratio; 2] = [
+    Ratio {
+        column: Some("ms/perl"),
+        note: "time/perl",
+        num: None,
+        den: Impl::Perl,
+        metric: time,
+    },
+    Ratio {
+        column: Some("RSS/perl"),
+        note: "RSS/perl",
+        num: None,
+        den: Impl::Perl,
+        metric: rss,
+    },
+];
+
+/// The encoder's callback policies over callbacks off.
+const POLICIES: [Ratio; 2] = [
+    Ratio {
+        column: Some("guard/off"),
+        note: "guard/off time",
+        num: Some(Impl::Guard),
+        den: Impl::Sereal,
+        metric: time,
+    },
+    Ratio {
+        column: None,
+        note: "snapshot/off time",
+        num: Some(Impl::Snapshot),
+        den: Impl::Sereal,
+        metric: time,
+    },
+];
+
+/// What `--compare` measures: the encoders (ours under each callback policy,
+/// Perl's, and the floor), or with `--decode` the decoders (ours and Perl's)
+/// of each case's document.
+struct Plan {
+    decode: bool,
+    perl: bool,
+}
+
+impl Plan {
+    /// The implementations run in each pair of `case`.
+    fn impls(&self, case: &str) -> Vec<Impl> {
+        let mut v = match (self.decode, case) {
+            (true, _) => vec![Impl::Sereal],
+            // `frozen` needs callbacks: there is no callbacks-off run of it.
+            (false, "frozen") => vec![Impl::Guard, Impl::Snapshot],
+            (false, _) => vec![Impl::Sereal, Impl::Guard, Impl::Snapshot],
+        };
+        if self.perl {
+            v.push(Impl::Perl);
+        }
+        v
+    }
+
+    /// The table's columns.
+    fn columns(&self) -> &'static [Impl] {
+        if self.decode {
+            &[Impl::Sereal, Impl::Perl]
+        } else {
+            &[Impl::Sereal, Impl::Guard, Impl::Snapshot, Impl::Perl]
+        }
+    }
+
+    /// Whether each case has a floor run (the encoder's floor).
+    fn floor(&self) -> bool {
+        !self.decode
+    }
+
+    fn ratios(&self) -> impl Iterator<Item = &'static Ratio> {
+        let policies: &'static [Ratio] = if self.decode { &[] } else { &POLICIES };
+        TO_PERL.iter().chain(policies)
+    }
+
+    /// What the bytes and checksum of a run are.
+    fn bytes_are(&self) -> &'static str {
+        if self.decode {
+            "document"
+        } else {
+            "output"
+        }
+    }
+
+    fn verb(&self) -> &'static str {
+        if self.decode {
+            "decode"
+        } else {
+            "encode"
         }
     }
 }
@@ -80,6 +197,9 @@ fn run_one(imp: Impl, args: &Args, case: &str) -> Result<Run, String> {
     cmd.args(["--protocol-version", &args.protocol_version.to_string()]);
     if let Some(n) = args.count {
         cmd.args(["--count", &n.to_string()]);
+    }
+    if args.decode {
+        cmd.arg("--decode");
     }
     let out = cmd
         .stderr(Stdio::inherit())
@@ -155,6 +275,21 @@ impl CaseResult {
         let mut v: Vec<f64> = self.runs(imp).into_iter().map(f).collect();
         (!v.is_empty()).then(|| median(&mut v))
     }
+
+    /// Our implementation in the ratios to Perl: callbacks off, or guard
+    /// where there is no callbacks-off run (`frozen`'s encode).
+    fn ours(&self) -> Impl {
+        if self.runs(Impl::Sereal).is_empty() {
+            Impl::Guard
+        } else {
+            Impl::Sereal
+        }
+    }
+
+    /// The numerator and denominator of `ratio` in this case.
+    fn sides(&self, ratio: &Ratio) -> (Impl, Impl) {
+        (ratio.num.unwrap_or_else(|| self.ours()), ratio.den)
+    }
 }
 
 /// Runs the comparison; returns whether every run succeeded.
@@ -164,25 +299,18 @@ pub fn run(args: &Args) -> Result<bool, String> {
     } else {
         args.cases.clone()
     };
-    let perl = perl_available();
-    if !perl {
+    let plan = Plan {
+        decode: args.decode,
+        perl: perl_available(),
+    };
+    if !plan.perl {
         eprintln!("note: Perl's Sereal is not installed (apt-get install -y libsereal-perl): no Perl column");
     }
-    let impls_for = |case: &str| {
-        // `frozen` needs callbacks: there is no callbacks-off run of it.
-        let mut v = if case == "frozen" {
-            vec![]
-        } else {
-            vec![Impl::Sereal]
-        };
-        v.extend([Impl::Guard, Impl::Snapshot]);
-        if perl {
-            v.push(Impl::Perl);
-        }
-        v
-    };
     let pairs = args.pairs.max(1);
-    let total: usize = cases.iter().map(|c| pairs * impls_for(c).len() + 1).sum();
+    let total: usize = cases
+        .iter()
+        .map(|c| pairs * plan.impls(c).len() + usize::from(plan.floor()))
+        .sum();
     let mut done = 0;
     let mut rng = Lcg(0x5eed ^ std::process::id() as u64);
     let mut results = Vec::new();
@@ -199,7 +327,7 @@ pub fn run(args: &Args) -> Result<bool, String> {
             excluded: Vec::new(),
         };
         for p in 0..pairs {
-            let mut order = impls_for(case);
+            let mut order = plan.impls(case);
             for i in (1..order.len()).rev() {
                 order.swap(i, rng.below(i + 1));
             }
@@ -207,8 +335,9 @@ pub fn run(args: &Args) -> Result<bool, String> {
             for imp in order {
                 done += 1;
                 eprint!(
-                    "[{done}/{total}] {case} {} pair {}/{pairs} ... ",
+                    "[{done}/{total}] {case} {} {} pair {}/{pairs} ... ",
                     imp.name(),
+                    plan.verb(),
                     p + 1
                 );
                 let r = run_one(imp, args, case)?;
@@ -217,38 +346,58 @@ pub fn run(args: &Args) -> Result<bool, String> {
             }
             res.pairs.push(pair);
         }
-        done += 1;
-        eprint!("[{done}/{total}] {case} floor ... ");
-        let f = run_one(Impl::Floor, args, case)?;
-        eprintln!("{:.1} ms", f.median_ms);
-        res.floor = Some(f);
-        exclude_unequal_work(&mut res);
+        if plan.floor() {
+            done += 1;
+            eprint!("[{done}/{total}] {case} floor ... ");
+            let f = run_one(Impl::Floor, args, case)?;
+            eprintln!("{:.1} ms", f.median_ms);
+            res.floor = Some(f);
+        }
+        exclude_unequal_work(&mut res, &plan);
         results.push(res);
     }
-    print_table(&results, args, &mut rng);
+    print_table(&results, &plan, &mut rng);
     if let Some(path) = &args.plot {
-        std::fs::write(path, svg(&results)).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, svg(&results, &plan))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(true)
 }
 
-/// Drops pairs in which a run's checksum differs from the other runs of the
-/// same implementation (unequal work), recording why.
-fn exclude_unequal_work(res: &mut CaseResult) {
+/// Drops pairs of unequal work, recording why: a run whose checksum differs
+/// from the other runs of the same implementation, or, for decoders, a pair
+/// whose implementations decoded documents of different sizes. (Documents of
+/// one size can still differ in bytes: Perl writes a hash's keys in its own
+/// order; the table's notes say where.)
+fn exclude_unequal_work(res: &mut CaseResult, plan: &Plan) {
     let mut keep = Vec::new();
     for (n, pair) in std::mem::take(&mut res.pairs).into_iter().enumerate() {
-        let odd = pair.iter().find(|(imp, r)| {
+        let inconsistent = pair.iter().find_map(|(imp, r)| {
             let all = res_checksums(&keep, *imp);
-            !all.is_empty() && !all.contains(&r.checksum)
+            (!all.is_empty() && !all.contains(&r.checksum)).then(|| {
+                format!(
+                    "{} checksum {} differs from its other runs",
+                    imp.name(),
+                    r.checksum
+                )
+            })
         });
-        match odd {
-            Some((imp, r)) => res.excluded.push(format!(
-                "pair {} excluded: {} checksum {} differs from its other runs",
-                n + 1,
-                imp.name(),
-                r.checksum
-            )),
+        let unequal_size = || {
+            let (first, rest) = pair.split_first()?;
+            let other = rest.iter().find(|(_, r)| r.bytes != first.1.bytes)?;
+            plan.decode.then(|| {
+                format!(
+                    "{} decoded {} bytes, {} {} bytes",
+                    first.0.name(),
+                    first.1.bytes,
+                    other.0.name(),
+                    other.1.bytes
+                )
+            })
+        };
+        match inconsistent.or_else(unequal_size) {
+            Some(why) => res.excluded.push(format!("pair {} excluded: {why}", n + 1)),
             None => keep.push(pair),
         }
     }
@@ -264,28 +413,58 @@ fn res_checksums(pairs: &[Vec<(Impl, Run)>], imp: Impl) -> Vec<u64> {
         .collect()
 }
 
-fn print_table(results: &[CaseResult], args: &Args, rng: &mut Lcg) {
-    let cols = [Impl::Sereal, Impl::Guard, Impl::Snapshot, Impl::Perl];
-    println!(
-        "{:<15} {:>47}   {:>39}   {:>26}",
-        "", "Median milliseconds", "Peak RSS (KiB)", "Ratios"
-    );
-    println!(
-        "{:<15} {:>8} {:>8} {:>8} {:>8} {:>10}   {:>9} {:>9} {:>9} {:>9}   {:>8} {:>8} {:>8}",
-        "Input",
-        "sereal",
-        "guard",
-        "snapshot",
-        "perl",
-        "floor",
-        "sereal",
-        "guard",
-        "snapshot",
-        "perl",
-        "ms/perl",
-        "RSS/perl",
-        "guard/off"
-    );
+/// One row of the table: the label, then each section's cells and widths.
+fn table_row(label: &str, sections: &[(Vec<String>, Vec<usize>)]) -> String {
+    let mut s = format!("{label:<15}");
+    for (k, (cells, widths)) in sections.iter().enumerate() {
+        s += if k == 0 { " " } else { "   " };
+        let cells: Vec<String> = cells
+            .iter()
+            .zip(widths)
+            .map(|(c, &w)| format!("{c:>w$}"))
+            .collect();
+        s += &cells.join(" ");
+    }
+    s
+}
+
+fn print_table(results: &[CaseResult], plan: &Plan, rng: &mut Lcg) {
+    let cols = plan.columns();
+    let columns: Vec<&Ratio> = plan.ratios().filter(|r| r.column.is_some()).collect();
+    let mut heads: [Vec<String>; 3] = [
+        cols.iter().map(|i| i.name().to_string()).collect(),
+        cols.iter().map(|i| i.name().to_string()).collect(),
+        columns
+            .iter()
+            .filter_map(|r| r.column.map(String::from))
+            .collect(),
+    ];
+    let mut widths = [
+        vec![8; cols.len()],
+        vec![9; cols.len()],
+        vec![8; columns.len()],
+    ];
+    if plan.floor() {
+        heads[0].push(Impl::Floor.name().into());
+        widths[0].push(10);
+    }
+    let titles = ["Median milliseconds", "Peak RSS (KiB)", "Ratios"];
+    // Widen a section whose title is wider than its columns.
+    for (w, title) in widths.iter_mut().zip(titles) {
+        let span = w.iter().sum::<usize>() + w.len() - 1;
+        w[0] += title.len().saturating_sub(span);
+    }
+    let spans = widths
+        .clone()
+        .map(|w| vec![w.iter().sum::<usize>() + w.len() - 1]);
+    let title_row: Vec<_> = titles
+        .iter()
+        .zip(spans)
+        .map(|(t, s)| (vec![t.to_string()], s))
+        .collect();
+    println!("{}", table_row("", &title_row));
+    let head_row: Vec<_> = heads.into_iter().zip(widths.clone()).collect();
+    println!("{}", table_row("Input", &head_row));
     let fmt = |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
     let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.3}x", a / b),
@@ -293,80 +472,72 @@ fn print_table(results: &[CaseResult], args: &Args, rng: &mut Lcg) {
     };
     let mut notes = Vec::new();
     for r in results {
-        let ms: Vec<Option<f64>> = cols
+        let mut ms: Vec<String> = cols.iter().map(|&i| fmt(r.median_of(i, time), 2)).collect();
+        if plan.floor() {
+            ms.push(fmt(r.floor.as_ref().map(|f| f.median_ms), 2));
+        }
+        let rss_cells = cols.iter().map(|&i| fmt(r.median_of(i, rss), 0)).collect();
+        let ratio_cells = columns
             .iter()
-            .map(|&i| r.median_of(i, |x| x.median_ms))
+            .map(|q| {
+                let (a, b) = r.sides(q);
+                ratio(r.median_of(a, q.metric), r.median_of(b, q.metric))
+            })
             .collect();
-        let rss: Vec<Option<f64>> = cols
-            .iter()
-            .map(|&i| r.median_of(i, |x| x.peak_rss_kb as f64))
-            .collect();
-        // `frozen` has no callbacks-off run: its ratios to Perl are guard's.
-        let ours = if ms[0].is_some() { 0 } else { 1 };
+        let row = [ms, rss_cells, ratio_cells];
+        let row: Vec<_> = row.into_iter().zip(widths.clone()).collect();
         println!(
-            "{:<15} {:>8} {:>8} {:>8} {:>8} {:>10}   {:>9} {:>9} {:>9} {:>9}   {:>8} {:>8} {:>8}",
-            format!("{}k {}", r.count / 1000, r.case),
-            fmt(ms[0], 2),
-            fmt(ms[1], 2),
-            fmt(ms[2], 2),
-            fmt(ms[3], 2),
-            fmt(r.floor.as_ref().map(|f| f.median_ms), 2),
-            fmt(rss[0], 0),
-            fmt(rss[1], 0),
-            fmt(rss[2], 0),
-            fmt(rss[3], 0),
-            ratio(ms[ours], ms[3]),
-            ratio(rss[ours], rss[3]),
-            ratio(ms[1], ms[0]),
+            "{}",
+            table_row(&format!("{}k {}", r.count / 1000, r.case), &row)
         );
-        if args.pairs > 1 {
-            let ours = cols[ours];
-            let per_pair = |a: Impl, b: Impl, f: fn(&Run) -> f64| -> Vec<f64> {
-                r.pairs
+        if r.pairs.len() > 1 {
+            let mut line = format!("{}: over {} pairs:", r.case, r.pairs.len());
+            for q in plan.ratios() {
+                let (a, b) = r.sides(q);
+                let v: Vec<f64> = r
+                    .pairs
                     .iter()
                     .filter_map(|p| {
-                        let get = |imp| p.iter().find(|(i, _)| *i == imp).map(|(_, x)| f(x));
+                        let get = |imp| {
+                            p.iter()
+                                .find(|(i, _)| *i == imp)
+                                .map(|(_, x)| (q.metric)(x))
+                        };
                         Some(get(a)? / get(b)?)
                     })
-                    .collect()
-            };
-            let mut line = format!("{}: over {} pairs:", r.case, r.pairs.len());
-            for (label, a, b, f) in [
-                (
-                    "time/perl",
-                    ours,
-                    Impl::Perl,
-                    (|x: &Run| x.median_ms) as fn(&Run) -> f64,
-                ),
-                ("RSS/perl", ours, Impl::Perl, |x: &Run| x.peak_rss_kb as f64),
-                ("guard/off time", Impl::Guard, Impl::Sereal, |x: &Run| {
-                    x.median_ms
-                }),
-                (
-                    "snapshot/off time",
-                    Impl::Snapshot,
-                    Impl::Sereal,
-                    |x: &Run| x.median_ms,
-                ),
-            ] {
-                let v = per_pair(a, b, f);
+                    .collect();
                 if !v.is_empty() {
                     let (m, lo, hi) = bootstrap(&v, rng);
-                    line += &format!(" {label} {m:.3}x (95% CI {lo:.3}-{hi:.3});");
+                    line += &format!(" {} {m:.3}x (95% CI {lo:.3}-{hi:.3});", q.note);
                 }
             }
             notes.push(line);
         }
         notes.extend(r.excluded.iter().map(|e| format!("{}: {e}", r.case)));
-        let bytes: Vec<String> = cols
+        let firsts: Vec<(Impl, &Run)> = cols
             .iter()
-            .filter_map(|&i| {
-                r.runs(i)
-                    .first()
-                    .map(|x| format!("{} {} bytes ({})", i.name(), x.bytes, x.checksum))
-            })
+            .filter_map(|&i| r.runs(i).first().map(|x| (i, *x)))
             .collect();
-        notes.push(format!("{}: output {}", r.case, bytes.join(", ")));
+        let bytes: Vec<String> = firsts
+            .iter()
+            .map(|(i, x)| format!("{} {} bytes ({})", i.name(), x.bytes, x.checksum))
+            .collect();
+        notes.push(format!(
+            "{}: {} {}",
+            r.case,
+            plan.bytes_are(),
+            bytes.join(", ")
+        ));
+        if plan.decode
+            && firsts
+                .windows(2)
+                .any(|w| w[0].1.checksum != w[1].1.checksum)
+        {
+            notes.push(format!(
+                "{}: the documents differ (same size, different checksums), pairs kept: expected where Perl's hash order is not the insertion order",
+                r.case
+            ));
+        }
     }
     println!();
     for n in notes {
@@ -376,17 +547,21 @@ fn print_table(results: &[CaseResult], args: &Args, rng: &mut Lcg) {
 
 /// The `--compare` table as an SVG bar chart: median time (log scale) and
 /// peak RSS per case and implementation.
-fn svg(results: &[CaseResult]) -> String {
-    let impls = [
+fn svg(results: &[CaseResult], plan: &Plan) -> String {
+    let colors = [
         (Impl::Sereal, "#2b6cb0"),
         (Impl::Guard, "#38a169"),
         (Impl::Snapshot, "#d69e2e"),
         (Impl::Perl, "#c05621"),
         (Impl::Floor, "#718096"),
     ];
+    let impls: Vec<(Impl, &str)> = colors
+        .into_iter()
+        .filter(|&(i, _)| plan.columns().contains(&i) || (i == Impl::Floor && plan.floor()))
+        .collect();
     let (w, panel_h, top) = (760.0, 260.0, 40.0);
     let group_w = (w - 120.0) / results.len().max(1) as f64;
-    let bar_w = group_w / 6.0;
+    let bar_w = group_w / (impls.len() + 1) as f64;
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
@@ -409,8 +584,11 @@ fn svg(results: &[CaseResult]) -> String {
         })
     };
     for (p, (title, rss)) in [
-        ("Median encode time (ms, log scale)", false),
-        ("Peak RSS (MiB)", true),
+        (
+            format!("Median {} time (ms, log scale)", plan.verb()),
+            false,
+        ),
+        ("Peak RSS (MiB)".to_string(), true),
     ]
     .into_iter()
     .enumerate()
@@ -487,7 +665,7 @@ fn svg(results: &[CaseResult]) -> String {
             }
             s += &format!(
                 "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}k {}</text>\n",
-                gx + 2.5 * bar_w,
+                gx + impls.len() as f64 / 2.0 * bar_w,
                 y0 + panel_h + 15.0,
                 r.count / 1000,
                 r.case
@@ -505,6 +683,24 @@ fn svg(results: &[CaseResult]) -> String {
         );
     }
     s + "</svg>\n"
+}
+
+/// The decoder of `--decode` and `--verify`: defaults, and a THAW handler
+/// for `Rec` that rebuilds the object from the `[id, name]` its FREEZE
+/// returned, as `bench_retention.pl`'s `Rec::THAW` does.
+pub fn decoder() -> Decoder {
+    let mut dec = Decoder::default();
+    dec.on_thaw("Rec", |class, vals| {
+        let pair = vals.into_iter().next().unwrap_or_default();
+        let (id, name) = (
+            pair.at(0).unwrap_or_default(),
+            pair.at(1).unwrap_or_default(),
+        );
+        Ok(Value::Ref(
+            Ref::hash([("id", id), ("name", name)].into_iter().collect()).blessed(class),
+        ))
+    });
+    dec
 }
 
 /// What a document of the `frozen` case decodes to: its FREEZE keeps only
@@ -531,17 +727,7 @@ fn frozen_view(input: &Value) -> Value {
 /// our canonical encoding of `input`. For the `frozen` case both decoders
 /// THAW `Rec` objects from `[id, name]` and `input` is compared as such.
 pub fn verify(input: &Value, out: &[u8], version: u8, frozen: bool) -> Result<bool, String> {
-    let mut dec = Decoder::default();
-    dec.on_thaw("Rec", |class, vals| {
-        let pair = vals.into_iter().next().unwrap_or_default();
-        let (id, name) = (
-            pair.at(0).unwrap_or_default(),
-            pair.at(1).unwrap_or_default(),
-        );
-        Ok(Value::Ref(
-            Ref::hash([("id", id), ("name", name)].into_iter().collect()).blessed(class),
-        ))
-    });
+    let dec = decoder();
     let expected = if frozen {
         frozen_view(input)
     } else {
