@@ -11,7 +11,7 @@
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
 //! from an uncompressed input.
 
-use crate::decoder::{Decoder, DecoderOptions, Header};
+use crate::decoder::{over_limit, Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -246,11 +246,8 @@ impl<'de> Deserializer<'de> {
     fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.varint()?;
-        if limit != 0 && n > limit as u64 {
-            return Err(self.err_at(
-                ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
-                at,
-            ));
+        if let Some(kind) = over_limit(n, limit, what) {
+            return Err(self.err_at(kind, at));
         }
         if n.saturating_mul(min_bytes as u64) > (self.body.len() - self.pos) as u64 {
             return Err(self.err_at(ErrorKind::Truncated, at));
@@ -351,7 +348,7 @@ impl<'de> Deserializer<'de> {
                 tag::COPY => {
                     let off = self.varint()?;
                     let p = self.target(off, at, "COPY")?;
-                    let (r, utf8) = self.string_at(p, at, "as the target of a COPY", false)?;
+                    let (r, utf8) = self.string_at(p, at, "as the target of a COPY", true)?;
                     self.string(visitor, r, utf8, want)
                 }
                 tag::OBJECT | tag::OBJECTV | tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
@@ -408,7 +405,7 @@ impl<'de> Deserializer<'de> {
                 tag::TRUE | tag::YES => visitor.visit_bool(true),
                 tag::FALSE | tag::NO => visitor.visit_bool(false),
                 tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
-                    let (r, utf8) = self.string_body(t)?.expect("a string tag");
+                    let (r, utf8) = self.string_body(t, true)?.expect("a string tag");
                     self.string(visitor, r, utf8, want)
                 }
                 tag::ARRAY => {
@@ -420,14 +417,22 @@ impl<'de> Deserializer<'de> {
                     Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
                 tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
-                    self.nested::<V>(|de| de.seq(visitor, (t & 15) as usize))
+                    let n = (t & 15) as usize;
+                    if let Some(kind) =
+                        over_limit(n as u64, self.opts.max_num_array_entries, "array")
+                    {
+                        return Err(self.err_at(kind, at));
+                    }
+                    self.nested::<V>(|de| de.seq(visitor, n))
                 }
-                tag::HASHREF_0..=tag::HASHREF_15 => self.nested::<V>(|de| {
-                    visitor.visit_map(Entries {
-                        de,
-                        left: (t & 15) as usize,
-                    })
-                }),
+                tag::HASHREF_0..=tag::HASHREF_15 => {
+                    let n = (t & 15) as usize;
+                    if let Some(kind) = over_limit(n as u64, self.opts.max_num_hash_entries, "hash")
+                    {
+                        return Err(self.err_at(kind, at));
+                    }
+                    self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
+                }
                 tag::REGEXP => {
                     // A regexp reads as its pattern; the flags are skipped.
                     let (pattern, utf8) = self.string_item("as a regexp pattern")?;
@@ -542,15 +547,16 @@ impl<'de> Deserializer<'de> {
 
     /// The rest of a string item whose tag `t` was just read: its bytes and
     /// whether it is UTF-8; `None` for a tag that is not a string's (a
-    /// tracked one included).
-    fn string_body(&mut self, t: u8) -> Result<Option<(Range<usize>, bool)>> {
+    /// tracked one included). `max_string_length` applies where the decoder
+    /// applies it (`limited`: not to hash keys and class names).
+    fn string_body(&mut self, t: u8, limited: bool) -> Result<Option<(Range<usize>, bool)>> {
         let len = match t {
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (t & 31) as usize,
             tag::BINARY | tag::STR_UTF8 => {
                 let at = self.pos;
                 let n = self.varint()?;
                 let max = self.opts.max_string_length;
-                if max != 0 && n > max as u64 {
+                if limited && max != 0 && n > max as u64 {
                     return Err(self.err_at(
                         ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")),
                         at,
@@ -566,7 +572,7 @@ impl<'de> Deserializer<'de> {
     /// A string item (after `PAD`s); `what` names its place for the error.
     fn string_item(&mut self, what: &'static str) -> Result<(Range<usize>, bool)> {
         let (t, at) = self.next_tag()?;
-        self.string_body(t)?
+        self.string_body(t, true)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), at))
     }
 
@@ -587,22 +593,22 @@ impl<'de> Deserializer<'de> {
     }
 
     /// The string at the earlier position `p`, the target of a `COPY` read
-    /// at `at`: it must end before `at`. As the decoder, a tracked tag is
-    /// not a string's, unless `key` (the target may be an earlier key,
-    /// whose tag the decoder reads without the flag).
+    /// at `at`: it must end before `at`. As in the decoder, the target may
+    /// carry the track flag (Perl writes a COPY of a string that is also a
+    /// shared or aliased scalar), and `limited` says whether
+    /// `max_string_length` applies (not to keys and class names).
     fn string_at(
         &mut self,
         p: usize,
         at: usize,
         what: &'static str,
-        key: bool,
+        limited: bool,
     ) -> Result<(Range<usize>, bool)> {
         let back = self.pos;
         self.pos = p;
-        let read = self.byte().and_then(|b| {
-            let t = if key { b & !TRACK_FLAG } else { b };
-            Ok((t, self.string_body(t)?))
-        });
+        let read = self
+            .byte()
+            .and_then(|b| Ok((b, self.string_body(b & !TRACK_FLAG, limited)?)));
         let end = self.pos;
         self.pos = back;
         let (t, s) = read?;
@@ -625,9 +631,9 @@ impl<'de> Deserializer<'de> {
         if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            return self.string_at(p, at, "as the target of a hash key COPY", true);
+            return self.string_at(p, at, "as the target of a hash key COPY", false);
         }
-        self.string_body(t)?
+        self.string_body(t, false)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))
     }
 
@@ -638,7 +644,7 @@ impl<'de> Deserializer<'de> {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
             self.string_at(p, at, "as the target of a class name COPY", false)?;
-        } else if self.string_body(t)?.is_none() {
+        } else if self.string_body(t, false)?.is_none() {
             return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
         }
         self.classes.insert(at);

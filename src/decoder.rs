@@ -629,7 +629,9 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.varint()?;
-        check_limit(n, limit, what, at)?;
+        if let Some(kind) = over_limit(n, limit, what) {
+            return Err(self.err_at(kind, at));
+        }
         let left = (self.buf.len() - self.pos) as u64;
         if n.saturating_mul(min_bytes as u64) > left {
             return Err(self.err_at(ErrorKind::Truncated, at));
@@ -1005,7 +1007,9 @@ impl<'a, 'o> Reader<'a, 'o> {
                 } else {
                     (self.opts.max_num_hash_entries, "hash")
                 };
-                check_limit(n as u64, limit, what, at)?;
+                if let Some(kind) = over_limit(n as u64, limit, what) {
+                    return Err(self.err_at(kind, at));
+                }
                 let body = if t <= tag::ARRAYREF_15 {
                     Body::Array(self.grow(|r| r.array_items(n))?)
                 } else {
@@ -1159,15 +1163,11 @@ fn is_immortal(r: &Ref) -> bool {
     )
 }
 
-/// Refuses a container of `n` entries over `limit` (0: none), at `at`.
-fn check_limit(n: u64, limit: usize, what: &str, at: usize) -> Result<()> {
-    if limit != 0 && n > limit as u64 {
-        return Err(Error::at(
-            ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")),
-            at,
-        ));
-    }
-    Ok(())
+/// The error for a container (`what`) of `n` entries over `limit` (0: no
+/// limit), if it is over.
+pub(crate) fn over_limit(n: u64, limit: usize, what: &str) -> Option<ErrorKind> {
+    (limit != 0 && n > limit as u64)
+        .then(|| ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")))
 }
 
 /// The node an `OBJECT` blesses: the referent of a reference, or of the

@@ -1,6 +1,7 @@
 //! Every decoder limit applies to every tag that creates what it limits,
 //! with Perl 5.003's rule for each (the expected outcomes were checked with
-//! `Sereal::Decoder->new({...})->decode(pack "H*", HEX)`).
+//! `Sereal::Decoder->new({...})->decode(pack "H*", HEX)`), through the
+//! decoder and through serde.
 
 use sereal::{Decoder, DecoderOptions, ErrorKind};
 
@@ -11,13 +12,13 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// Decodes `doc` under `opts`: `Ok(())` or the limit error's offset.
+/// Decodes `doc` under `opts`: `Ok(())` or the limit error's offset. The
+/// serde path must agree, offset included.
 fn outcome(opts: DecoderOptions, doc: &str) -> Result<(), Option<usize>> {
-    match Decoder::new(opts).decode(&hex(doc)) {
-        Ok(v) => {
-            v.dismantle();
-            Ok(())
-        }
+    let bytes = hex(doc);
+    let serde = sereal::from_slice_with::<sereal::Value>(&bytes, opts.clone());
+    let decoded = match Decoder::new(opts).decode(&bytes) {
+        Ok(_) => Ok(()),
         Err(e) => {
             assert!(
                 matches!(e.kind(), ErrorKind::LimitExceeded(_)),
@@ -25,7 +26,19 @@ fn outcome(opts: DecoderOptions, doc: &str) -> Result<(), Option<usize>> {
             );
             Err(e.offset())
         }
+    };
+    match (&decoded, serde) {
+        (Ok(()), Ok(_)) => {}
+        (Err(off), Err(e)) => {
+            assert!(
+                matches!(e.kind(), ErrorKind::LimitExceeded(_)),
+                "{doc}: {e}"
+            );
+            assert_eq!(&e.offset(), off, "{doc}: serde offset");
+        }
+        (d, s) => panic!("{doc}: decode {d:?}, serde {s:?}"),
     }
+    decoded
 }
 
 #[test]
