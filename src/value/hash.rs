@@ -149,15 +149,16 @@ impl Hash {
         None
     }
 
-    /// Appends an entry whose key is not present yet; gives the entry back
-    /// if it is (one lookup for both).
-    pub(crate) fn try_push_new(&mut self, key: Key, value: Value) -> Result<(), (Key, Value)> {
+    /// Appends an entry for a key not present yet, with an undefined value,
+    /// and returns that value's slot; gives the key back if it is present
+    /// (one lookup for both).
+    pub(crate) fn push_slot(&mut self, key: Key) -> Result<&mut Value, Key> {
         match &mut self.0 {
             Repr::Small(v) => {
                 if v.iter().any(|(k, _)| k.ptr_eq(&key)) {
-                    return Err((key, value));
+                    return Err(key);
                 }
-                v.push((key, value));
+                v.push((key, Value::Undef));
                 if v.len() > SCAN_LIMIT {
                     self.reindex();
                 }
@@ -170,15 +171,16 @@ impl Hash {
                     |&j| entries[j as usize].0.ptr_eq(&key),
                     |&j| addr_hash(entries[j as usize].0.addr()),
                 ) {
-                    hashbrown::hash_table::Entry::Occupied(_) => return Err((key, value)),
+                    hashbrown::hash_table::Entry::Occupied(_) => return Err(key),
                     hashbrown::hash_table::Entry::Vacant(e) => {
                         e.insert(i);
                     }
                 }
-                ix.entries.push((key, value));
+                ix.entries.push((key, Value::Undef));
             }
         }
-        Ok(())
+        let (_, v) = self.entries_mut().last_mut().expect("just pushed");
+        Ok(v)
     }
 
     /// Appends an entry whose key the caller knows is not present.
