@@ -496,8 +496,8 @@ struct Reader<'a, 'o> {
     tracked: HashMap<usize, Tracked>,
     /// Hash keys and class names read so far, by position (increasing: the
     /// targets of key COPYs and OBJECTVs).
-    keys: Vec<(usize, Key)>,
-    classes: Vec<(usize, Key)>,
+    keys: ReadKeys,
+    classes: ReadKeys,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
     cycles: Vec<Ref>,
@@ -537,8 +537,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaw: &dec.thaw,
             depth: 0,
             tracked: HashMap::new(),
-            keys: Vec::new(),
-            classes: Vec::new(),
+            keys: ReadKeys::default(),
+            classes: ReadKeys::default(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
             weak_ref_at: usize::MAX,
@@ -906,7 +906,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             // the hash being read begins (never bytes of the hash itself).
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            if let Some(k) = read_at(&self.keys, p) {
+            if let Some(k) = self.keys.at(p) {
                 return Ok(k.clone());
             }
             let (b, kind) =
@@ -1100,7 +1100,7 @@ impl Reader<'_, '_> {
         }
         let off = self.varint()?;
         let p = self.target(off, at, "OBJECTV")?;
-        match read_at(&self.classes, p) {
+        match self.classes.at(p) {
             Some(k) => Ok(k.clone()),
             None => Err(self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
         }
@@ -1164,11 +1164,34 @@ impl Reader<'_, '_> {
     }
 }
 
-/// The key read at position `pos`, in a list ordered by position.
-fn read_at(list: &[(usize, Key)], pos: usize) -> Option<&Key> {
-    list.binary_search_by_key(&pos, |&(at, _)| at)
-        .ok()
-        .map(|i| &list[i].1)
+/// Keys (or class names) read so far, by the position of their tag, for
+/// the COPYs and OBJECTVs that name them. Positions only grow, so the list
+/// is sorted as it is built; repeated lookups of the same few positions
+/// (every record's keys COPY the first record's) hit a small cache.
+#[derive(Default)]
+struct ReadKeys {
+    list: Vec<(usize, Key)>,
+    // position + 1 (0: empty) and index in `list`, by position modulo 16
+    cache: [(usize, u32); 16],
+}
+
+impl ReadKeys {
+    fn push(&mut self, (at, key): (usize, Key)) {
+        self.list.push((at, key));
+    }
+
+    /// The key whose tag is at `pos`.
+    #[inline]
+    fn at(&mut self, pos: usize) -> Option<&Key> {
+        let slot = pos & 15;
+        let (p, i) = self.cache[slot];
+        if p == pos + 1 {
+            return Some(&self.list[i as usize].1);
+        }
+        let i = self.list.binary_search_by_key(&pos, |&(at, _)| at).ok()?;
+        self.cache[slot] = (pos + 1, i as u32);
+        Some(&self.list[i].1)
+    }
 }
 
 /// Whether `r` is a cell holding one of Perl's immortal scalars (`PL_sv_yes`,

@@ -45,6 +45,23 @@ impl Default for Hash {
     }
 }
 
+/// Appends `(key, Undef)`, writing the two fields straight into the
+/// buffer: a pushed tuple is built on the stack first and copied with wide
+/// loads over its narrow stores, a store-forwarding stall per entry.
+#[inline]
+fn push_entry(entries: &mut Vec<(Key, Value)>, key: Key) {
+    entries.reserve(1);
+    let len = entries.len();
+    // SAFETY: `reserve` made room for one more entry at `len`; both fields
+    // are written before the length covers them.
+    unsafe {
+        let slot = entries.as_mut_ptr().add(len);
+        std::ptr::addr_of_mut!((*slot).0).write(key);
+        std::ptr::addr_of_mut!((*slot).1).write(Value::Undef);
+        entries.set_len(len + 1);
+    }
+}
+
 #[inline]
 fn addr_hash(addr: usize) -> u64 {
     (addr as u64)
@@ -158,7 +175,7 @@ impl Hash {
                 if v.iter().any(|(k, _)| k.ptr_eq(&key)) {
                     return Err(key);
                 }
-                v.push((key, Value::Undef));
+                push_entry(v, key);
                 if v.len() > SCAN_LIMIT {
                     self.reindex();
                 }
@@ -176,7 +193,7 @@ impl Hash {
                         e.insert(i);
                     }
                 }
-                ix.entries.push((key, Value::Undef));
+                push_entry(&mut ix.entries, key);
             }
         }
         let (_, v) = self.entries_mut().last_mut().expect("just pushed");
