@@ -382,12 +382,14 @@ fn register(enc: &mut Encoder, h: &Handler, pool: &Pool, log: &Rc<Log>) {
 fuzz_target!(|p: Program| {
     let pool: Pool = Default::default();
     let root = build(&p, &pool);
-    let all: Vec<WeakRef> = pool.borrow().iter().flatten().map(Ref::downgrade).collect();
+    let mut all: Vec<WeakRef> = pool.borrow().iter().flatten().map(Ref::downgrade).collect();
     if !p.options.keep_handles {
         // Only the graph's own handles while encoding: no outside ones,
-        // strong or weak, to change what the encoder tracks.
+        // strong or weak, to change what the encoder tracks. What is left
+        // alive is reachable from the root.
         cut_unreachable(&root, &all);
         pool.borrow_mut().clear();
+        all.clear();
     }
     let mut known_defect = aliased_object(&root);
     let log = Rc::new(Log::default());
