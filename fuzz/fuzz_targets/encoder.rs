@@ -420,8 +420,12 @@ fuzz_target!(|p: Program| {
                     frozen[..i].iter().all(|(o, _)| !o.ptr_eq(obj)),
                     "FREEZE ran twice for one object"
                 );
-                obj.set(Body::Frozen(values.iter().cloned().collect()))
-                    .expect("nothing borrows the node");
+                let body = Body::Frozen(values.iter().cloned().collect());
+                let mut slot = obj.body_mut().expect("nothing borrows the node");
+                let old = std::mem::replace(&mut *slot, body);
+                drop(slot);
+                // The old body may hold cycles the root no longer reaches.
+                Value::Ref(Ref::new(old)).dismantle();
             }
             drop(frozen);
             if !not_comparable(&root) {
