@@ -403,6 +403,7 @@ fuzz_target!(|p: Program| {
     }
     let mut known_defect = aliased_object(&root);
     let log = Rc::new(Log::default());
+    let mut replaced = Vec::new();
     let encoded = Encoder::new(options(&p.options)).and_then(|mut enc| {
         for h in p.handlers.iter().take(4) {
             register(&mut enc, h, &pool, &log);
@@ -422,10 +423,10 @@ fuzz_target!(|p: Program| {
                 );
                 let body = Body::Frozen(values.iter().cloned().collect());
                 let mut slot = obj.body_mut().expect("nothing borrows the node");
-                let old = std::mem::replace(&mut *slot, body);
+                // The old body may hold cycles the root no longer reaches:
+                // dismantled at the end, with everything else.
+                replaced.push(Value::Ref(Ref::new(std::mem::replace(&mut *slot, body))));
                 drop(slot);
-                // The old body may hold cycles the root no longer reaches.
-                Value::Ref(Ref::new(old)).dismantle();
             }
             drop(frozen);
             if !not_comparable(&root) {
@@ -439,6 +440,7 @@ fuzz_target!(|p: Program| {
     drop(log);
     pool.borrow_mut().clear();
     root.dismantle();
+    replaced.iter().for_each(Value::dismantle);
     for r in all.iter().filter_map(WeakRef::upgrade) {
         Value::from(r).dismantle();
     }
