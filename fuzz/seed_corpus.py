@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Writes the conformance corpus documents (srl and canon of every profile)
-as seed files for the fuzz targets: fuzz/corpus/<target>/<profile>-<id>-<kind>."""
+as seed files for the fuzz targets: fuzz/corpus/<target>/<profile>-<id>-<kind>.
+For the `json` target the seeds are the documents' lossless JSON, made by the
+CLI (target/release/sereal: `cargo build --release --bin sereal` first)."""
 import base64, json, os, subprocess, sys
 root = os.path.dirname(os.path.abspath(__file__))
 src = os.path.join(root, "..", "tests", "corpus", "perl-sereal-5.003")
@@ -15,5 +17,12 @@ for target in sys.argv[1:] or ["decode", "roundtrip"]:
             rec = json.loads(line)
             for kind in ("srl", "canon"):
                 if rec.get(kind):
+                    doc = base64.b64decode(rec[kind])
+                    if target == "json":
+                        cli = os.path.join(root, "..", "target", "release", "sereal")
+                        r = subprocess.run([cli, "to-json", "--lossless", "-"], input=doc, capture_output=True)
+                        if r.returncode != 0:
+                            continue
+                        doc = r.stdout
                     with open(os.path.join(out, f"{rec['profile']}-{rec['id']}-{kind}"), "wb") as f:
-                        f.write(base64.b64decode(rec[kind]))
+                        f.write(doc)

@@ -1,0 +1,89 @@
+//! Serde deserialization of arbitrary bytes: into `sereal::Value`, a typed
+//! struct (borrowed `&str`, options, sequences, maps, enums) and
+//! `serde_json::Value`. Must return Ok or Err, never panic.
+//!
+//! Checked agreement: when both the serde path and `sereal::decode` accept a
+//! document that holds no weak reference, they carry the same data (compared
+//! as JSON of their `Serialize` views). Not compared otherwise: the serde
+//! path follows `WEAKEN` as a strong reference (a decoded weak reference to
+//! a node nothing else holds is gone), and it flattens sharing and drops
+//! classes, which the `Serialize` view drops too.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde::Deserialize;
+use sereal::{Body, DecoderOptions, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+#[allow(dead_code)] // the fields are only read by `Debug`
+#[derive(Deserialize, Debug)]
+struct Record<'a> {
+    id: u32,
+    name: &'a str,
+    tags: Vec<String>,
+    score: Option<f64>,
+    #[serde(borrow)]
+    child: Option<Box<Record<'a>>>,
+    attrs: BTreeMap<String, Vec<Option<i64>>>,
+    by_id: HashMap<u32, Kind>,
+    kind: Kind,
+    flag: bool,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, Debug)]
+enum Kind {
+    Unit,
+    Newtype(i32),
+    Tuple(u8, String),
+    Struct { a: Option<u16>, b: Vec<bool> },
+}
+
+/// Whether the graph reaches a weak reference (nodes are told apart by the
+/// address of their body).
+fn has_weak(v: &Value) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![v.clone()];
+    while let Some(v) = stack.pop() {
+        let r = match v {
+            Value::Weak(_) => return true,
+            Value::Ref(r) | Value::Alias(r) => r,
+            _ => continue,
+        };
+        let Ok(body) = r.try_body() else { continue };
+        if !seen.insert(&*body as *const Body as usize) {
+            continue;
+        }
+        match &*body {
+            Body::Scalar(x) => stack.push(x.clone()),
+            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
+            Body::Hash(h) => stack.extend(h.values().cloned()),
+            Body::Regexp(_) => {}
+        }
+    }
+    false
+}
+
+fuzz_target!(|data: &[u8]| {
+    let opts = DecoderOptions::new().max_uncompressed_size(16 << 20);
+    // `sereal::Value` drops without recursion: the default depth limit.
+    let _ = sereal::from_slice_with::<Value>(data, opts.clone());
+    // Typed values and `serde_json::Value` drop recursively: a lower limit
+    // keeps the harness's own drops off the end of the stack.
+    let shallow = opts.clone().max_recursion_depth(1000);
+    let _ = sereal::from_slice_with::<Record>(data, shallow.clone());
+    let _ = sereal::from_slice_with::<Vec<Kind>>(data, shallow.clone());
+    let _ = sereal::from_slice_with::<serde_json::Value>(data, shallow);
+
+    let shallow = opts.max_recursion_depth(128);
+    let via_serde = sereal::from_slice_with::<Value>(data, shallow.clone());
+    // Decoded graphs may hold strong cycles: dismantled below.
+    let Ok(decoded) = sereal::Decoder::new(shallow).decode(data) else { return };
+    // A strong cycle fails the serde path, so `decoded` is acyclic here.
+    if let (Ok(via_serde), false) = (&via_serde, has_weak(&decoded)) {
+        let a = serde_json::to_value(via_serde).map_err(|e| e.to_string());
+        let b = serde_json::to_value(&decoded).map_err(|e| e.to_string());
+        assert_eq!(a, b, "serde path and decode disagree");
+    }
+    decoded.dismantle();
+});
