@@ -7,6 +7,8 @@ use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::rc::Rc;
 
+// In this order, so that a long key's heap pointer is aligned (see `Str`).
+#[repr(C)]
 struct KeyInner {
     utf8: bool,
     bytes: Str,

@@ -25,9 +25,17 @@ const HEAP: u8 = u8::MAX;
 pub struct Str {
     // inline length (0..=22), or HEAP
     tag: u8,
-    // inline bytes, or the pointer and length of a `Box<[u8]>` (unaligned)
+    // inline bytes, or the pointer and length of a `Box<[u8]>` at
+    // `HEAP_PTR` and `HEAP_LEN`
     data: [u8; INLINE],
 }
+
+/// Where in `data` a long string's pointer and length sit: 7 and 15 bytes
+/// into the `Str`, which are 8-byte aligned where a `Str` follows a one-byte
+/// tag (in a `Value`, a `Key`). Leak checkers find heap blocks only through
+/// aligned pointers.
+const HEAP_PTR: std::ops::Range<usize> = 6..14;
+const HEAP_LEN: std::ops::Range<usize> = 14..22;
 
 impl Str {
     /// Copies `bytes` into a new string.
@@ -58,15 +66,15 @@ impl Str {
         let len = b.len();
         let ptr = Box::into_raw(b) as *mut u8 as usize;
         let mut data = [0u8; INLINE];
-        data[..8].copy_from_slice(&(ptr as u64).to_le_bytes());
-        data[8..16].copy_from_slice(&(len as u64).to_le_bytes());
+        data[HEAP_PTR].copy_from_slice(&(ptr as u64).to_le_bytes());
+        data[HEAP_LEN].copy_from_slice(&(len as u64).to_le_bytes());
         Str { tag: HEAP, data }
     }
 
     #[inline]
     fn heap_parts(&self) -> (*mut u8, usize) {
-        let ptr = u64::from_le_bytes(self.data[..8].try_into().expect("8 bytes")) as usize;
-        let len = u64::from_le_bytes(self.data[8..16].try_into().expect("8 bytes")) as usize;
+        let ptr = u64::from_le_bytes(self.data[HEAP_PTR].try_into().expect("8 bytes")) as usize;
+        let len = u64::from_le_bytes(self.data[HEAP_LEN].try_into().expect("8 bytes")) as usize;
         (ptr as *mut u8, len)
     }
 
@@ -220,6 +228,24 @@ pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A long string's heap pointer sits at an aligned address inside a
+    /// `Value`, where a leak checker scanning the heap finds it.
+    #[test]
+    fn heap_pointer_is_aligned_in_a_value() {
+        let v = crate::Value::Bytes(Str::new(&[7u8; 100]));
+        let crate::Value::Bytes(s) = &v else {
+            unreachable!()
+        };
+        let ptr = s.as_bytes().as_ptr() as usize;
+        let base = &v as *const crate::Value as usize;
+        assert_eq!(base % 8, 0);
+        let words: [usize; 3] = unsafe { std::mem::transmute_copy(&v) };
+        assert!(
+            words.contains(&ptr),
+            "no aligned word of the Value holds the pointer"
+        );
+    }
 
     #[test]
     fn inline_and_heap() {
