@@ -47,7 +47,11 @@ fn fuzz_findings() {
 /// decoded graph is returned.
 fn encode_decodes(enc: &mut sereal::Encoder, v: &sereal::Value) -> Option<sereal::Value> {
     let bytes = enc.encode(v).ok()?;
-    Some(decode(&bytes).unwrap_or_else(|e| panic!("{bytes:x?} does not decode: {e}")))
+    Some(
+        decode(&bytes)
+            .unwrap_or_else(|e| panic!("{bytes:x?} does not decode: {e}"))
+            .into_value(),
+    )
 }
 
 #[test]
