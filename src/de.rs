@@ -80,6 +80,9 @@ pub struct Deserializer<'de> {
     tracked: HashSet<usize>,
     path: HashSet<usize>,
     classes: HashSet<usize>,
+    /// The targets of recent hash key COPYs: position + 1 (0: empty), the
+    /// key's bytes and whether it is UTF-8, by position modulo 16.
+    key_copies: [(usize, Range<usize>, bool); 16],
 }
 
 impl HasStack for Deserializer<'_> {
@@ -127,6 +130,7 @@ impl<'de> Deserializer<'de> {
             tracked: HashSet::new(),
             path: HashSet::new(),
             classes: HashSet::new(),
+            key_copies: Default::default(),
         })
     }
 
@@ -631,7 +635,16 @@ impl<'de> Deserializer<'de> {
         if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            return self.string_at(p, at, "as the target of a hash key COPY", false);
+            // Every record's keys COPY the first record's: remember where
+            // the last few targets' bytes are. A target checked once ends
+            // before every later COPY too.
+            let (seen, ref range, utf8) = self.key_copies[p & 15];
+            if seen == p + 1 {
+                return Ok((range.clone(), utf8));
+            }
+            let (range, utf8) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
+            self.key_copies[p & 15] = (p + 1, range.clone(), utf8);
+            return Ok((range, utf8));
         }
         self.string_body(t, false)?
             .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))
