@@ -171,19 +171,12 @@ impl<'de> Deserializer<'de> {
     }
 
     fn varint(&mut self) -> Result<u64> {
-        match protocol::read_varint(&self.body[self.pos..]) {
-            Some((n, len)) => {
+        match protocol::varint_at(&self.body, self.pos) {
+            Ok((n, len)) => {
                 self.pos += len;
                 Ok(n)
             }
-            None => {
-                let kind = if self.body.len() - self.pos < protocol::MAX_VARINT_LEN {
-                    ErrorKind::Truncated
-                } else {
-                    ErrorKind::BadVarint
-                };
-                Err(self.err(kind))
-            }
+            Err(kind) => Err(self.err(kind)),
         }
     }
 

@@ -596,19 +596,12 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     #[inline]
     fn varint(&mut self) -> Result<u64> {
-        match protocol::read_varint(&self.buf[self.pos..]) {
-            Some((n, len)) => {
+        match protocol::varint_at(self.buf, self.pos) {
+            Ok((n, len)) => {
                 self.pos += len;
                 Ok(n)
             }
-            None => {
-                let kind = if self.buf.len() - self.pos < protocol::MAX_VARINT_LEN {
-                    ErrorKind::Truncated
-                } else {
-                    ErrorKind::BadVarint
-                };
-                Err(self.err(kind))
-            }
+            Err(kind) => Err(self.err(kind)),
         }
     }
 

@@ -175,6 +175,19 @@ pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
+/// Reads the varint at `buf[pos..]`: its value and length, or what is wrong
+/// (`Truncated` when the input ends inside it, `BadVarint` when it is too
+/// long or overflows), for the readers to place at `pos`.
+#[inline]
+pub(crate) fn varint_at(buf: &[u8], pos: usize) -> Result<(u64, usize), crate::ErrorKind> {
+    let rest = &buf[pos..];
+    read_varint(rest).ok_or(if rest.len() < MAX_VARINT_LEN {
+        crate::ErrorKind::Truncated
+    } else {
+        crate::ErrorKind::BadVarint
+    })
+}
+
 /// Appends `tag` followed by `n` as a varint.
 #[inline]
 pub(crate) fn write_tag_varint(out: &mut Vec<u8>, t: u8, n: u64) {

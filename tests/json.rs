@@ -5,30 +5,9 @@
 use sereal::conformance::{encoder_options, frozen_handlers, read_cases, Case};
 use sereal::json::{self, Document};
 use sereal::{Compression, Decoder, Encoder, Header, Value};
-use std::path::PathBuf;
 
-const PROFILES: [&str; 14] = [
-    "v1",
-    "v2",
-    "v3",
-    "v4",
-    "v5",
-    "v5_sort_keys",
-    "v5_canonical",
-    "v5_dedupe",
-    "v5_aliased_dedupe",
-    "v5_no_shared_hashkeys",
-    "v5_snappy",
-    "v5_zlib",
-    "v5_zstd",
-    "v5_freeze",
-];
-
-fn corpus(profile: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus/perl-sereal-5.003")
-        .join(format!("{profile}.jsonl.zst"))
-}
+mod common;
+use common::{corpus, PROFILES};
 
 /// The header (type bits cleared) and decompressed body of a document.
 fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>) {

@@ -11,7 +11,8 @@ use sereal::{
 };
 use std::cell::Cell;
 use std::io::Read;
-use std::path::PathBuf;
+mod common;
+use common::{corpus, PROFILES};
 use std::rc::Rc;
 
 /// A reader that returns at most `max` bytes per call, and counts what it
@@ -85,12 +86,6 @@ fn same_as_documents(dec: &Decoder, stream: &[u8]) -> Vec<Result<Document>> {
     want
 }
 
-fn corpus(profile: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus/perl-sereal-5.003")
-        .join(format!("{profile}.jsonl.zst"))
-}
-
 /// Perl's documents of one profile that decode on their own.
 fn perl_documents(profile: &str, dec: &Decoder) -> Vec<Vec<u8>> {
     read_cases(&corpus(profile))
@@ -114,21 +109,7 @@ fn frozen_decoder() -> Decoder {
 #[test]
 fn perl_corpus_streams() {
     let dec = frozen_decoder();
-    for p in [
-        "v1",
-        "v2",
-        "v3",
-        "v4",
-        "v5",
-        "v5_canonical",
-        "v5_dedupe",
-        "v5_aliased_dedupe",
-        "v5_no_shared_hashkeys",
-        "v5_snappy",
-        "v5_zlib",
-        "v5_zstd",
-        "v5_freeze",
-    ] {
+    for p in PROFILES {
         let docs = perl_documents(p, &dec);
         assert!(docs.len() > 1300, "profile {p}: {} documents", docs.len());
         let stream = docs.concat();
