@@ -20,16 +20,19 @@ const WEAK_TO_NOTHING: &[u8] =
 fn fuzz_findings() {
     let _profiler = dhat::Profiler::builder().testing().build();
 
+    // A thousand failed decodes: a leak would leave a thousand blocks or
+    // more; a few may belong to the test harness's own thread.
     let before = dhat::HeapStats::get();
-    let err = decode(CYCLE_THEN_TRAILING).unwrap_err();
-    assert_eq!(err.kind(), &ErrorKind::TrailingData);
-    drop(err);
+    for _ in 0..1000 {
+        let err = decode(CYCLE_THEN_TRAILING).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::TrailingData);
+    }
     let after = dhat::HeapStats::get();
-    assert_eq!(
-        after.curr_blocks, before.curr_blocks,
-        "a failed decode leaked its nodes"
+    assert!(
+        after.curr_blocks <= before.curr_blocks + 16,
+        "failed decodes leaked their nodes: {} blocks more",
+        after.curr_blocks - before.curr_blocks
     );
-    assert_eq!(after.curr_bytes, before.curr_bytes);
 
     let v = decode(WEAK_TO_NOTHING).unwrap();
     let again = Decoder::default().decode(&encode(&v).unwrap()).unwrap();
