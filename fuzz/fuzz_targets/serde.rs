@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
     // A strong cycle fails the serde path, so `decoded` is acyclic here.
     if let (Ok(via_serde), false) = (&via_serde, has_weak(&decoded)) {
         let a = serde_json::to_value(via_serde).map_err(|e| e.to_string());
-        let b = serde_json::to_value(&decoded).map_err(|e| e.to_string());
+        let b = serde_json::to_value(&*decoded).map_err(|e| e.to_string());
         assert_eq!(a, b, "serde path and decode disagree");
     }
     decoded.dismantle();
