@@ -39,14 +39,17 @@ enum Kind {
     Struct { a: Option<u16>, b: Vec<bool> },
 }
 
-/// Whether the graph reaches a weak reference (nodes are told apart by the
-/// address of their body).
-fn has_weak(v: &Value) -> bool {
+/// Whether the graph reaches what the two paths read differently by design:
+/// a weak reference, or a long double (nodes are told apart by the address
+/// of their body).
+fn not_comparable(v: &Value) -> bool {
     let mut seen = HashSet::new();
     let mut stack = vec![v.clone()];
     while let Some(v) = stack.pop() {
         let r = match v {
-            Value::Weak(_) => return true,
+            // Serde has no long double: the serde path reads its 16 bytes
+            // as a byte string, which serializes as text where it can.
+            Value::Weak(_) | Value::LongDouble(_) | Value::Float128(_) => return true,
             Value::Ref(r) | Value::Alias(r) => r,
             _ => continue,
         };
@@ -80,7 +83,7 @@ fuzz_target!(|data: &[u8]| {
     // Decoded graphs may hold strong cycles: dismantled below.
     let Ok(decoded) = sereal::Decoder::new(shallow).decode(data) else { return };
     // A strong cycle fails the serde path, so `decoded` is acyclic here.
-    if let (Ok(via_serde), false) = (&via_serde, has_weak(&decoded)) {
+    if let (Ok(via_serde), false) = (&via_serde, not_comparable(&decoded)) {
         let a = serde_json::to_value(via_serde).map_err(|e| e.to_string());
         let b = serde_json::to_value(&*decoded).map_err(|e| e.to_string());
         assert_eq!(a, b, "serde path and decode disagree");
