@@ -24,9 +24,7 @@ fn failed_lossless_json_frees_its_nodes() {
         // Once first: the key interner keeps its table (and keys) alive.
         drop(Document::from_json(json, true));
         let before = dhat::HeapStats::get();
-        let err = Document::from_json(json, true)
-            .err()
-            .expect("the JSON is malformed");
+        let err = Document::from_json(json, true).expect_err("the JSON is malformed");
         drop(err);
         let after = dhat::HeapStats::get();
         assert_eq!(
