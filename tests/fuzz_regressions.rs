@@ -211,3 +211,28 @@ fn object_of_object_roundtrips() {
     let again = decode(&encode(&v).unwrap()).unwrap();
     assert!(again == v, "{again:?} != {v:?}");
 }
+
+/// Found by the `encoder` target once the guards for findings 1-4 were
+/// gone: a cell of Perl's `TRUE`, blessed, whose FREEZE handler returns the
+/// object itself. The repeat inside the values was written `REFN TRUE` (a
+/// cell of an immortal is written by tag), not a REFP to the frozen object.
+#[test]
+fn frozen_cell_of_an_immortal_referring_to_itself() {
+    use sereal::{Encoder, EncoderOptions, Ref, Value};
+    let _one = one_at_a_time();
+    let x = Ref::scalar(Value::True).blessed("D");
+    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    enc.on_freeze("D", |obj| Ok(vec![Value::from(obj), Value::Undef]));
+    for v in [
+        Value::from(&x),
+        Value::array([Value::Alias(x.clone()), Value::Alias(x.clone())]),
+    ] {
+        let (_, back) = roundtrip(&mut enc, &v);
+        let shown = format!("{back:?}");
+        back.dismantle();
+        assert!(
+            shown.contains(r#"#1=bless(frozen[#1#, undef], "D")"#),
+            "{v:?} decodes to {shown}"
+        );
+    }
+}

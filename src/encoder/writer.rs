@@ -454,10 +454,18 @@ impl<'e> Writer<'e> {
     /// later in the document carries its class (`OBJECT class REFP`); with a
     /// FREEZE handler for its class it is written as a frozen object.
     fn write_alias(&mut self, rc: &Rc<Node>, held: Held) -> Result<()> {
-        let written = self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize));
+        let addr = Rc::as_ptr(rc) as usize;
+        let written = self.seen.refs.contains_key(&addr);
+        if written {
+            // An ALIAS; tracked as what was written (FREEZE values, say).
+            return match self.seen.frozen.get(&addr).cloned() {
+                Some(vals) => self.write_frozen(rc, held, 0, Via::Slot, &vals),
+                None => self.write_node(rc, held, 0, Via::Slot),
+            };
+        }
         // SAFETY: the class is read before any callback can run and copied.
         let class = unsafe { rc.class_unguarded() }.cloned();
-        let Some(class) = class.filter(|_| !written && !self.opts.no_bless_objects) else {
+        let Some(class) = class.filter(|_| !self.opts.no_bless_objects) else {
             return self.write_node(rc, held, 0, Via::Slot);
         };
         if self.opts.croak_on_bless {
@@ -483,7 +491,6 @@ impl<'e> Writer<'e> {
             self.out.push(tag::WEAKEN);
         }
         let mut rewrite = self.out.len();
-        let mut replacement = None;
         // A container written before becomes a REFP over its class: write no
         // class (Perl writes one and rewinds over it, but keeps it in its
         // class table, so a later OBJECTV could point into rewound bytes).
@@ -493,12 +500,20 @@ impl<'e> Writer<'e> {
         // it is not frozen again, since its content is already written.
         let addr = Rc::as_ptr(rc) as usize;
         let written = self.seen.refs.contains_key(&addr);
+        // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
+        let frozen_before = if written {
+            self.seen.frozen.get(&addr).cloned()
+        } else {
+            None
+        };
         // SAFETY: no callback runs while this reference is used.
-        let repeat = written
-            && (matches!(
-                unsafe { rc.body_unguarded() }?,
-                Body::Array(_) | Body::Hash(_) | Body::Frozen(_)
-            ) || self.seen.frozen.contains_key(&addr));
+        let repeat = frozen_before.is_some()
+            || written
+                && matches!(
+                    unsafe { rc.body_unguarded() }?,
+                    Body::Array(_) | Body::Hash(_) | Body::Frozen(_)
+                );
+        let mut replacement = frozen_before;
         // SAFETY: the class is read before any callback can run and copied.
         if let Some(class) = unsafe { rc.class_unguarded() }.cloned().filter(|_| !repeat) {
             if self.opts.croak_on_bless {
