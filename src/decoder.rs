@@ -505,6 +505,11 @@ struct Reader<'a, 'o> {
     weak_ref_at: usize,
     /// Immortal cells that weak references point to (see [`Document`]).
     keep: Vec<Ref>,
+    /// While an `OBJECT` that names its slot is read (a tracked one, or the
+    /// referent of a `REFN`): the offsets of the tracked `OBJECT` tags whose
+    /// slot the next item makes. Perl reads an object's value into the
+    /// object's own slot, so a tracked tag inside it names that slot too.
+    slot: Option<Vec<usize>>,
     stack: Stack,
 }
 
@@ -543,6 +548,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             cycles: Vec::new(),
             weak_ref_at: usize::MAX,
             keep: Vec::new(),
+            slot: None,
             stack: Stack::new(),
         }
     }
@@ -683,8 +689,15 @@ impl<'a, 'o> Reader<'a, 'o> {
     #[inline]
     fn read_into(&mut self, out: &mut Value) -> Result<()> {
         let (t, at) = self.next_tag()?;
-        if t & TRACK_FLAG != 0 {
-            *out = Value::Alias(self.node_from_tag(t & !TRACK_FLAG, at, true)?);
+        let tracked = t & TRACK_FLAG != 0;
+        if tracked || self.slot.is_some() {
+            let t = t & !TRACK_FLAG;
+            if matches!(t, tag::OBJECT | tag::OBJECTV) {
+                // The object's value makes the slot (an alias of it).
+                self.name_slot(at, tracked);
+                return self.value_into(t, at, out);
+            }
+            *out = Value::Alias(self.node_from_tag(t, at, tracked)?);
             return Ok(());
         }
         self.value_into(t, at, out)
@@ -692,7 +705,48 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     fn read_node(&mut self) -> Result<Ref> {
         let (t, at) = self.next_tag()?;
-        self.node_from_tag(t & !TRACK_FLAG, at, t & TRACK_FLAG != 0)
+        let tracked = t & TRACK_FLAG != 0;
+        let t = t & !TRACK_FLAG;
+        if matches!(t, tag::OBJECT | tag::OBJECTV) {
+            // The referent is the slot the object's value makes.
+            self.name_slot(at, tracked);
+            let Value::Alias(node) = self.value_from_tag(t, at)? else {
+                unreachable!("an object read into a named slot is an alias of it")
+            };
+            return Ok(node);
+        }
+        self.node_from_tag(t, at, tracked)
+    }
+
+    /// Starts (or goes on with) a named slot for the `OBJECT` at `at`: the
+    /// next item read is made a node, registered at `at` too if `tracked`.
+    fn name_slot(&mut self, at: usize, tracked: bool) {
+        let slot = self.slot.get_or_insert_with(Vec::new);
+        if tracked {
+            slot.push(at);
+        }
+    }
+
+    /// Registers `node`, made for the item at `at`, at its own offset if
+    /// `tracked`, and at those of the `OBJECT`s whose slot it is
+    /// (`prefixes`); `open` while its content is still to be read.
+    fn track_item(&mut self, at: usize, tracked: bool, prefixes: &[usize], node: &Ref, open: bool) {
+        if tracked {
+            self.track(at, node, open);
+        }
+        for &p in prefixes {
+            self.track(p, node, open);
+        }
+    }
+
+    /// Marks the item registered by [`Reader::track_item`] as read.
+    fn close_item(&mut self, at: usize, tracked: bool, prefixes: &[usize]) {
+        if tracked {
+            self.close(at);
+        }
+        for &p in prefixes {
+            self.close(p);
+        }
     }
 
     /// Registers the item whose tag is at `at`; `open` while its content is
@@ -714,12 +768,12 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// A node for the item whose (untracked) tag `t` was read at `at`.
     fn node_from_tag(&mut self, t: u8, at: usize, tracked: bool) -> Result<Ref> {
         self.enter()?;
+        // This node is the named slot being read, if there is one.
+        let prefixes = self.slot.take().unwrap_or_default();
         let node = match t {
             tag::ARRAY | tag::HASH => {
                 let node = Ref::array(Array::new());
-                if tracked {
-                    self.track(at, &node, true);
-                }
+                self.track_item(at, tracked, &prefixes, &node, true);
                 let body = if t == tag::ARRAY {
                     let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
                     Body::Array(self.grow(|r| r.array_items(n))?)
@@ -728,9 +782,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                     Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 node.set_body(body);
-                if tracked {
-                    self.close(at);
-                }
+                self.close_item(at, tracked, &prefixes);
                 node
             }
             tag::ALIAS => {
@@ -738,16 +790,12 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let Value::Alias(node) = self.value_from_tag(t, at)? else {
                     unreachable!("ALIAS reads an alias")
                 };
-                if tracked {
-                    self.track(at, &node, false);
-                }
+                self.track_item(at, tracked, &prefixes, &node, false);
                 node
             }
             tag::REGEXP => {
                 let node = Ref::new(self.regexp()?);
-                if tracked {
-                    self.track(at, &node, false);
-                }
+                self.track_item(at, tracked, &prefixes, &node, false);
                 node
             }
             _ => {
@@ -764,13 +812,23 @@ impl<'a, 'o> Reader<'a, 'o> {
                         | tag::FLOAT_128
                         | tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31
                 );
-                if tracked {
-                    self.track(at, &node, nests);
-                }
+                self.track_item(at, tracked, &prefixes, &node, nests);
                 let v = self.grow(|r| r.value_from_tag(t, at))?;
+                if let Value::Alias(_) = v {
+                    // Only an object written without a reference (an
+                    // OBJECT_FREEZE of an ARRAY) reads as an alias here: a
+                    // cell cannot hold a slot.
+                    return Err(self.err_at(
+                        ErrorKind::Invalid(
+                            "an object written without a reference cannot be held in a scalar"
+                                .into(),
+                        ),
+                        at,
+                    ));
+                }
                 node.set_body(Body::Scalar(v));
-                if tracked && nests {
-                    self.close(at);
+                if nests {
+                    self.close_item(at, tracked, &prefixes);
                 }
                 node
             }
@@ -1101,17 +1159,31 @@ impl Reader<'_, '_> {
 
     /// `OBJECT_FREEZE class REFN ARRAY values`: the class's THAW handler
     /// makes the object of the values; without one the node keeps them as a
-    /// [`Body::Frozen`] body.
+    /// [`Body::Frozen`] body. Without the `REFN` (`OBJECT_FREEZE class ARRAY
+    /// values`, how this crate writes a [`Value::Alias`] of a frozen object)
+    /// the slot is the object: an alias of it.
     fn frozen_object(&mut self, t: u8, at: usize) -> Result<Value> {
         let class = self.object_class(t == tag::OBJECT_FREEZE, at)?;
         let (refn, refn_at) = self.next_tag()?;
-        if refn & !TRACK_FLAG != tag::REFN {
+        let slot_form = refn & !TRACK_FLAG == tag::ARRAY;
+        if !slot_form && refn & !TRACK_FLAG != tag::REFN {
             return Err(self.err_at(
-                ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN)"),
+                ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN or ARRAY)"),
                 refn_at,
             ));
         }
-        let (t2, at2) = self.next_tag()?;
+        let wrap = |node: Ref| {
+            if slot_form {
+                Value::Alias(node)
+            } else {
+                Value::Ref(node)
+            }
+        };
+        let (t2, at2) = if slot_form {
+            (refn, refn_at)
+        } else {
+            self.next_tag()?
+        };
         if t2 & !TRACK_FLAG != tag::ARRAY {
             return Err(self.err_at(
                 ErrorKind::UnexpectedTag(t2, "in an OBJECT_FREEZE (expected ARRAY)"),
@@ -1121,7 +1193,7 @@ impl Reader<'_, '_> {
         let tracked = t2 & TRACK_FLAG != 0;
         let node = self.node_from_tag(tag::ARRAY, at2, tracked)?;
         if self.opts.no_bless_objects {
-            return Ok(Value::Ref(node));
+            return Ok(wrap(node));
         }
         let items = match std::mem::replace(&mut *node.body_mut()?, Body::Array(Array::new())) {
             Body::Array(a) => a,
@@ -1130,7 +1202,7 @@ impl Reader<'_, '_> {
         let Some(thaw) = self.thaw.get(&class).cloned() else {
             node.set_body(Body::Frozen(items));
             node.bless(class);
-            return Ok(Value::Ref(node));
+            return Ok(wrap(node));
         };
         let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
         let object = thaw(&class, items.into_vec()).map_err(|e| {
@@ -1139,18 +1211,23 @@ impl Reader<'_, '_> {
                 at,
             )
         })?;
-        if tracked {
-            // Later references to the frozen object mean the thawed one.
+        if tracked || slot_form {
+            // Later references to the frozen object mean the thawed one; a
+            // slot that is the frozen object is the thawed one.
             match object.node() {
-                Some(obj) => self.track(at2, &obj, false),
+                Some(obj) if tracked => self.track(at2, &obj, false),
+                Some(_) => {}
                 None => {
                     return Err(self.err_at(
                         ErrorKind::Callback(format!(
-                            "THAW callback of class '{name}' returned a non-reference for an object referred to again"
+                            "THAW callback of class '{name}' returned a non-reference for an object referred to again or written without a reference"
                         )),
                         at,
                     ))
                 }
+            }
+            if slot_form {
+                return Ok(wrap(object.node().expect("checked")));
             }
         }
         Ok(object)
@@ -1207,13 +1284,16 @@ pub(crate) fn over_limit(n: u64, limit: usize, what: &str) -> Option<ErrorKind> 
 }
 
 /// The node an `OBJECT` blesses: the referent of a reference, or of the
-/// reference held in a tracked cell.
+/// reference held in a tracked cell, or a container that is the slot itself
+/// (how this crate writes a [`Value::Alias`] of a blessed container; Perl's
+/// decoder refuses it).
 fn object_target(v: &Value) -> Option<Ref> {
     match v {
         Value::Ref(r) => Some(r.clone()),
-        Value::Alias(cell) => match &*cell.try_body().ok()? {
+        Value::Alias(node) => match &*node.try_body().ok()? {
             Body::Scalar(Value::Ref(r)) => Some(r.clone()),
-            _ => None,
+            Body::Scalar(_) => None,
+            _ => Some(node.clone()),
         },
         _ => None,
     }

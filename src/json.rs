@@ -801,11 +801,27 @@ impl<'j> Builder<'j> {
     }
 
     /// Drops the table, returning the nodes only weak references reach.
-    fn finish(self) -> Vec<Ref> {
-        self.nodes
+    fn finish(mut self) -> Vec<Ref> {
+        std::mem::take(&mut self.nodes)
             .into_iter()
             .filter(|r| r.strong_count() == 1 && r.weak_count() > 0)
             .collect()
+    }
+}
+
+/// A builder dropped before [`Builder::finish`] is one whose JSON failed
+/// part-way: its nodes, some filled, may hold strong cycles among
+/// themselves, so each is emptied (which frees them once the table goes).
+impl Drop for Builder<'_> {
+    fn drop(&mut self) {
+        for node in &self.nodes {
+            // Nothing else borrows the builder's nodes. The body is dropped
+            // after the borrow ends: dropping it may drop other nodes.
+            let body = node
+                .body_mut()
+                .map(|mut b| std::mem::replace(&mut *b, Body::Scalar(Value::Undef)));
+            drop(body);
+        }
     }
 }
 

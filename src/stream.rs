@@ -514,6 +514,15 @@ impl Scanner {
                 }
             }
             Ctx::FrozenRefn if t == tag::REFN => self.complete(o),
+            Ctx::FrozenRefn if t == tag::ARRAY => {
+                // An object written without a reference (a slot that is the
+                // object, see `Decoder`): its ARRAY comes at once.
+                let top = self.stack.last_mut().expect("the OBJECT_FREEZE frame");
+                top.slots -= 1;
+                self.owed -= 1;
+                self.enter(1, o)?;
+                self.varint(Then::Array)
+            }
             Ctx::FrozenRefn => unexpected(self, b, "after OBJECT_FREEZE (expected REFN)"),
             Ctx::FrozenArray if t == tag::ARRAY => {
                 self.enter(1, o)?;

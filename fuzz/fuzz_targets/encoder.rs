@@ -9,8 +9,8 @@
 //! through strong handles are emptied before encoding unless `keep_handles`
 //! holds them, so weak references to them are gone; with `keep_handles`, a
 //! graph with weak references to such live nodes is not compared (see
-//! `not_comparable`, also for shared cells of Perl's immortals). Graphs that hit a known defect are encoded but not
-//! checked (see `aliased_object`).
+//! `not_comparable`, also for shared cells of Perl's immortals and aliases
+//! of blessed scalar cells).
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -167,15 +167,9 @@ fn key(k: &KeyName) -> Key {
 }
 
 /// Stores `v` in `node` (see `Op::Push`); errors when the node is in use.
-/// A scalar cell gets a reference instead of an alias: no Perl scalar holds
-/// another node itself, `\alias([])` is written as `[]`, and a cell holding
-/// an alias of itself is written as an `ALIAS` of itself (see findings in
-/// fuzz/README.md).
+/// A scalar cell may get an alias, which the encoder refuses (no Perl
+/// scalar holds another node itself).
 fn put(node: &Ref, k: Key, v: Value) -> sereal::Result<()> {
-    let v = match v {
-        Value::Alias(r) if matches!(&*node.try_body()?, Body::Scalar(_)) => Value::Ref(r),
-        v => v,
-    };
     match &mut *node.body_mut()? {
         Body::Array(a) | Body::Frozen(a) => a.push(v),
         Body::Hash(h) => drop(h.insert(k, v)),
@@ -247,7 +241,10 @@ fn cut_unreachable(root: &Value, all: &[WeakRef]) {
 ///   node), which one depending on the walk order;
 /// - a scalar cell holds one of Perl's immortals (`True`, `False`,
 ///   `CanonicalUndef`): such cells are written by tag, never tracked (as
-///   Perl does), so their sharing is not kept.
+///   Perl does), so their sharing is not kept;
+/// - an alias of a blessed scalar cell that no FREEZE handler froze: it is
+///   written as its content, as Perl writes a blessed scalar, and its class
+///   is kept only when a reference to it comes later in the document.
 fn not_comparable(root: &Value) -> bool {
     let strong = reach(root, false, |_| {});
     let mut found = false;
@@ -260,25 +257,11 @@ fn not_comparable(root: &Value) -> bool {
                 &*r.body(),
                 Body::Scalar(Value::True | Value::False | Value::CanonicalUndef)
             );
+            found |= matches!(v, Value::Alias(_))
+                && r.class().is_some()
+                && matches!(&*r.body(), Body::Scalar(_));
         }
         _ => {}
-    });
-    found
-}
-
-/// Whether the graph holds an alias of a blessed node. Sereal blesses only
-/// references: the encoder drops the class of an aliased container, and
-/// writes an aliased object that is also met through a reference (a frozen
-/// container referring to itself, a blessed cell referring to itself with a
-/// FREEZE handler) as `OBJECT_FREEZE class REFP`, which does not decode
-/// (known defects, see fuzz/README.md). Such graphs are encoded but not
-/// checked.
-fn aliased_object(root: &Value) -> bool {
-    let mut found = false;
-    reach(root, true, |v| {
-        if let Value::Alias(r) = v {
-            found |= r.class().is_some();
-        }
     });
     found
 }
@@ -306,10 +289,7 @@ fn build(p: &Program, pool: &Pool) -> Value {
         let new = match op {
             Op::Array => Ref::array(vec![]),
             Op::Hash => Ref::hash(Default::default()),
-            Op::Scalar(it) => match item(pool, it) {
-                Value::Alias(r) => Ref::scalar(r), // as in `put`
-                v => Ref::scalar(v),
-            },
+            Op::Scalar(it) => Ref::scalar(item(pool, it)),
             Op::Regexp(pattern, flags) => {
                 let flags: String = "imsx"
                     .chars()
@@ -401,7 +381,6 @@ fuzz_target!(|p: Program| {
         pool.borrow_mut().clear();
         all.clear();
     }
-    let mut known_defect = aliased_object(&root);
     let log = Rc::new(Log::default());
     let mut replaced = Vec::new();
     let encoded = Encoder::new(options(&p.options)).and_then(|mut enc| {
@@ -410,9 +389,7 @@ fuzz_target!(|p: Program| {
         }
         enc.encode(&root)
     });
-    known_defect |= aliased_object(&root)
-        || log.frozen.borrow().iter().flat_map(|(_, vs)| vs).any(aliased_object);
-    if let (Ok(bytes), false) = (&encoded, known_defect) {
+    if let Ok(bytes) = &encoded {
         let decoded = sereal::decode(bytes).expect("the encoder's output decodes");
         if !log.mutated.get() {
             let frozen = log.frozen.take();

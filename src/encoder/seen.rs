@@ -108,7 +108,9 @@ pub(super) struct Seen {
     /// Tracked nodes: body offset of their first writing.
     pub refs: AddrMap,
     /// Nodes with weak references: offset of the WEAKEN of the only-weak
-    /// path so far, or 0 once reached strongly.
+    /// path so far, or 0 once reached strongly. Cells of Perl's immortals
+    /// are all one scalar, keyed by its tag (below [`IMMORTAL_KEYS`]), not
+    /// by an address.
     pub weak: AddrMap,
     /// Hash keys that may repeat: offset of their first writing.
     pub keys: AddrMap,
@@ -147,6 +149,10 @@ impl Default for Seen {
     }
 }
 
+/// The `weak` table's keys for cells of Perl's immortals are their tags,
+/// which are below this; no node lives at such an address.
+pub(super) const IMMORTAL_KEYS: usize = 256;
+
 /// A new strong handle on the node at `addr`.
 ///
 /// # Safety
@@ -183,7 +189,7 @@ impl Seen {
         let nodes = self
             .refs
             .keys()
-            .chain(self.weak.keys())
+            .chain(self.weak.keys().filter(|&&a| a >= IMMORTAL_KEYS))
             .chain(self.objects.keys())
             .chain(self.frozen.keys());
         // SAFETY: before the first callback no user code has run, so every

@@ -311,7 +311,7 @@ impl<'e> Writer<'e> {
             }
             Value::Alias(r) => {
                 self.enter()?;
-                self.write_node(&r.0, held, 0, Via::Slot)?;
+                self.write_alias(&r.0, held)?;
                 self.depth -= 1;
             }
             Value::Foreign(x) => self.write_foreign(x)?,
@@ -441,6 +441,48 @@ impl<'e> Writer<'e> {
         self.write_pv(k.as_bytes(), k.is_utf8());
     }
 
+    /// Writes a slot that is the node itself (`Value::Alias`).
+    ///
+    /// Perl blesses referents, so it has no blessed container in a slot; a
+    /// blessed array, hash, regexp or frozen object met first as a slot is
+    /// written with its class before it, unreferenced: `OBJECT class ARRAY`
+    /// (`OBJECT_FREEZE class ARRAY values` for a frozen one or one whose
+    /// class has a FREEZE handler), which this crate's decoder reads back as
+    /// the slot being that object. (Perl's decoder refuses such bytes: it
+    /// blesses only references.) A blessed scalar cell in a slot is written
+    /// as its content, as Perl writes a blessed scalar: a reference to it
+    /// later in the document carries its class (`OBJECT class REFP`); with a
+    /// FREEZE handler for its class it is written as a frozen object.
+    fn write_alias(&mut self, rc: &Rc<Node>, held: Held) -> Result<()> {
+        let addr = Rc::as_ptr(rc) as usize;
+        let written = self.seen.refs.contains_key(&addr);
+        if written {
+            // An ALIAS; tracked as what was written (FREEZE values, say).
+            return match self.seen.frozen.get(&addr).cloned() {
+                Some(vals) => self.write_frozen(rc, held, 0, Via::Slot, &vals),
+                None => self.write_node(rc, held, 0, Via::Slot),
+            };
+        }
+        // SAFETY: the class is read before any callback can run and copied.
+        let class = unsafe { rc.class_unguarded() }.cloned();
+        let Some(class) = class.filter(|_| !self.opts.no_bless_objects) else {
+            return self.write_node(rc, held, 0, Via::Slot);
+        };
+        if self.opts.croak_on_bless {
+            return Err(Error::new(ErrorKind::BlessRefused));
+        }
+        if let Some(vals) = self.frozen(rc, held, &class)? {
+            self.write_class(rc, &class, true)?;
+            return self.write_frozen(rc, held, 0, Via::Slot, &vals);
+        }
+        // SAFETY: no callback runs while this reference is used.
+        if matches!(unsafe { rc.body_unguarded() }?, Body::Scalar(_)) {
+            return self.write_node(rc, held, 0, Via::Slot);
+        }
+        self.write_class(rc, &class, false)?;
+        self.write_node(rc, held, 0, Via::Slot)
+    }
+
     /// Writes a reference (strong, or weak with `weak`) to a node.
     fn write_ref(&mut self, rc: &Rc<Node>, held: Held, weak: bool) -> Result<()> {
         let mut weak_ofs = 0;
@@ -449,24 +491,38 @@ impl<'e> Writer<'e> {
             self.out.push(tag::WEAKEN);
         }
         let mut rewrite = self.out.len();
-        let mut replacement = None;
         // A container written before becomes a REFP over its class: write no
         // class (Perl writes one and rewinds over it, but keeps it in its
-        // class table, so a later OBJECTV could point into rewound bytes). A
-        // blessed scalar keeps its class before the REFP, as in Perl.
+        // class table, so a later OBJECTV could point into rewound bytes).
+        // So does an object written as its FREEZE values (tracked as their
+        // ARRAY, as in Perl), or a frozen body. A blessed scalar keeps its
+        // class before the REFP, as in Perl; once written (as a slot, say)
+        // it is not frozen again, since its content is already written.
+        let addr = Rc::as_ptr(rc) as usize;
+        let written = self.seen.refs.contains_key(&addr);
+        // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
+        let frozen_before = if written {
+            self.seen.frozen.get(&addr).cloned()
+        } else {
+            None
+        };
         // SAFETY: no callback runs while this reference is used.
-        let repeat = self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize))
-            && matches!(
-                unsafe { rc.body_unguarded() }?,
-                Body::Array(_) | Body::Hash(_)
-            );
+        let repeat = frozen_before.is_some()
+            || written
+                && matches!(
+                    unsafe { rc.body_unguarded() }?,
+                    Body::Array(_) | Body::Hash(_) | Body::Frozen(_)
+                );
+        let mut replacement = frozen_before;
         // SAFETY: the class is read before any callback can run and copied.
         if let Some(class) = unsafe { rc.class_unguarded() }.cloned().filter(|_| !repeat) {
             if self.opts.croak_on_bless {
                 return Err(Error::new(ErrorKind::BlessRefused));
             }
             if !self.opts.no_bless_objects {
-                replacement = self.frozen(rc, held, &class)?;
+                if !written {
+                    replacement = self.frozen(rc, held, &class)?;
+                }
                 if self.write_class(rc, &class, replacement.is_some())? {
                     rewrite = self.out.len();
                 }
@@ -695,6 +751,10 @@ impl<'e> Writer<'e> {
         short_form: bool,
     ) -> Result<()> {
         match body {
+            Body::Scalar(Value::Alias(_)) => Err(Error::new(ErrorKind::Unsupported(
+                "a scalar cell holds an alias (a slot that is another node), which Sereal cannot carry"
+                    .into(),
+            ))),
             Body::Scalar(v) => self.value(v, held(0)),
             Body::Array(items) | Body::Frozen(items) => {
                 let n = items.len();
