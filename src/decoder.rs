@@ -693,9 +693,17 @@ impl<'a, 'o> Reader<'a, 'o> {
         if tracked || self.slot.is_some() {
             let t = t & !TRACK_FLAG;
             if matches!(t, tag::OBJECT | tag::OBJECTV) {
-                // The object's value makes the slot (an alias of it).
+                // The object's value makes the slot (an alias of it). A
+                // tracked item takes a level (the slot's node takes none).
+                if tracked {
+                    self.enter()?;
+                }
                 self.name_slot(at, tracked);
-                return self.value_into(t, at, out);
+                self.value_into(t, at, out)?;
+                if tracked {
+                    self.depth -= 1;
+                }
+                return Ok(());
             }
             *out = Value::Alias(self.node_from_tag(t, at, tracked)?);
             return Ok(());
@@ -708,11 +716,14 @@ impl<'a, 'o> Reader<'a, 'o> {
         let tracked = t & TRACK_FLAG != 0;
         let t = t & !TRACK_FLAG;
         if matches!(t, tag::OBJECT | tag::OBJECTV) {
-            // The referent is the slot the object's value makes.
+            // The referent is the slot the object's value makes. It takes a
+            // level here, as every referent does (its node takes none).
+            self.enter()?;
             self.name_slot(at, tracked);
-            let Value::Alias(node) = self.value_from_tag(t, at)? else {
+            let Value::Alias(node) = self.grow(|r| r.value_from_tag(t, at))? else {
                 unreachable!("an object read into a named slot is an alias of it")
             };
+            self.depth -= 1;
             return Ok(node);
         }
         self.node_from_tag(t, at, tracked)
@@ -767,13 +778,26 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     /// A node for the item whose (untracked) tag `t` was read at `at`.
     fn node_from_tag(&mut self, t: u8, at: usize, tracked: bool) -> Result<Ref> {
-        self.enter()?;
-        // This node is the named slot being read, if there is one.
-        let prefixes = self.slot.take().unwrap_or_default();
-        let node = match t {
+        // This node is the named slot being read, if there is one; its level
+        // was taken where the slot was named.
+        let prefixes = self.slot.take();
+        let named = prefixes.is_some();
+        if !named {
+            self.enter()?;
+        }
+        let node = self.make_node(t, at, tracked, &prefixes.unwrap_or_default())?;
+        if !named {
+            self.depth -= 1;
+        }
+        Ok(node)
+    }
+
+    /// The node of [`Reader::node_from_tag`], registered at `prefixes` too.
+    fn make_node(&mut self, t: u8, at: usize, tracked: bool, prefixes: &[usize]) -> Result<Ref> {
+        Ok(match t {
             tag::ARRAY | tag::HASH => {
                 let node = Ref::array(Array::new());
-                self.track_item(at, tracked, &prefixes, &node, true);
+                self.track_item(at, tracked, prefixes, &node, true);
                 let body = if t == tag::ARRAY {
                     let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
                     Body::Array(self.grow(|r| r.array_items(n))?)
@@ -782,7 +806,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                     Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 node.set_body(body);
-                self.close_item(at, tracked, &prefixes);
+                self.close_item(at, tracked, prefixes);
                 node
             }
             tag::ALIAS => {
@@ -790,12 +814,12 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let Value::Alias(node) = self.value_from_tag(t, at)? else {
                     unreachable!("ALIAS reads an alias")
                 };
-                self.track_item(at, tracked, &prefixes, &node, false);
+                self.track_item(at, tracked, prefixes, &node, false);
                 node
             }
             tag::REGEXP => {
                 let node = Ref::new(self.regexp()?);
-                self.track_item(at, tracked, &prefixes, &node, false);
+                self.track_item(at, tracked, prefixes, &node, false);
                 node
             }
             _ => {
@@ -812,7 +836,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                         | tag::FLOAT_128
                         | tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31
                 );
-                self.track_item(at, tracked, &prefixes, &node, nests);
+                self.track_item(at, tracked, prefixes, &node, nests);
                 let v = self.grow(|r| r.value_from_tag(t, at))?;
                 if let Value::Alias(_) = v {
                     // Only an object written without a reference (an
@@ -828,13 +852,11 @@ impl<'a, 'o> Reader<'a, 'o> {
                 }
                 node.set_body(Body::Scalar(v));
                 if nests {
-                    self.close_item(at, tracked, &prefixes);
+                    self.close_item(at, tracked, prefixes);
                 }
                 node
             }
-        };
-        self.depth -= 1;
-        Ok(node)
+        })
     }
 
     /// Reads the value a prefix tag (WEAKEN, OBJECT) applies to: one level
