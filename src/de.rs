@@ -11,7 +11,7 @@
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
 //! from an uncompressed input.
 
-use crate::decoder::{over_limit, Decoder, DecoderOptions, Header};
+use crate::decoder::{over_limit, string_over_limit, Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -552,12 +552,8 @@ impl<'de> Deserializer<'de> {
             tag::BINARY | tag::STR_UTF8 => {
                 let at = self.pos;
                 let n = self.varint()?;
-                let max = self.opts.max_string_length;
-                if limited && max != 0 && n > max as u64 {
-                    return Err(self.err_at(
-                        ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")),
-                        at,
-                    ));
+                if let Some(kind) = string_over_limit(n, self.opts.max_string_length, limited) {
+                    return Err(self.err_at(kind, at));
                 }
                 usize::try_from(n).map_err(|_| self.err_at(ErrorKind::Truncated, at))?
             }

@@ -915,12 +915,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::BINARY | tag::STR_UTF8 => {
                 let at = self.pos;
                 let n = self.varint()?;
-                let max = self.opts.max_string_length;
-                if limited && max != 0 && n > max as u64 {
-                    return Err(self.err_at(
-                        ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")),
-                        at,
-                    ));
+                if let Some(kind) = string_over_limit(n, self.opts.max_string_length, limited) {
+                    return Err(self.err_at(kind, at));
                 }
                 let n = usize::try_from(n).map_err(|_| self.err_at(ErrorKind::Truncated, at))?;
                 (
@@ -1284,6 +1280,13 @@ impl ReadKeys {
         self.cache[slot] = (pos + 1, i as u32);
         Some(&self.list[i].1)
     }
+}
+
+/// The error for a string of `n` bytes over `max_string_length` (0: no
+/// limit), if it is over and the string is one the limit applies to.
+pub(crate) fn string_over_limit(n: u64, max: usize, limited: bool) -> Option<ErrorKind> {
+    (limited && max != 0 && n > max as u64)
+        .then(|| ErrorKind::LimitExceeded(format!("string of {n} bytes (limit {max})")))
 }
 
 /// Whether `r` is a cell holding one of Perl's immortal scalars (`PL_sv_yes`,
