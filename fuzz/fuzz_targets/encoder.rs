@@ -14,13 +14,16 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+#[path = "graph.rs"]
+mod graph;
+use graph::{id, reach};
+
 use libfuzzer_sys::fuzz_target;
 use sereal::{
     Body, CallbackPolicy, Compression, Encoder, EncoderOptions, Error, ErrorKind, Key, Ref,
     Value, WeakRef,
 };
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
 use std::rc::Rc;
 
 const CLASSES: [&str; 4] = ["A", "B::C", "Zoë", "D"];
@@ -190,38 +193,6 @@ fn clear(node: &Ref) -> sereal::Result<()> {
 }
 
 /// A node's identity: the address of its body.
-fn id(r: &Ref) -> usize {
-    &*r.body() as *const Body as usize
-}
-
-/// The nodes `root` reaches through strong handles (and through weak ones
-/// too with `weak_too`); `f` sees every value met.
-fn reach(root: &Value, weak_too: bool, mut f: impl FnMut(&Value)) -> HashSet<usize> {
-    let mut reached = HashSet::new();
-    let mut stack = vec![root.clone()];
-    while let Some(v) = stack.pop() {
-        f(&v);
-        let r = match v {
-            Value::Ref(r) | Value::Alias(r) => r,
-            Value::Weak(w) if weak_too => match w.upgrade() {
-                Some(r) => r,
-                None => continue,
-            },
-            _ => continue,
-        };
-        if !reached.insert(id(&r)) {
-            continue;
-        }
-        match &*r.body() {
-            Body::Scalar(x) => stack.push(x.clone()),
-            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
-            Body::Hash(h) => stack.extend(h.values().cloned()),
-            Body::Regexp(_) => {}
-        };
-    }
-    reached
-}
-
 /// Empties every node of `all` that `root` does not reach through strong
 /// handles, so that, once the outside handles go, those nodes are freed
 /// (cycles among them too) and weak references to them are gone.

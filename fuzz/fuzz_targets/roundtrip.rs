@@ -4,9 +4,11 @@
 //! (`immortal_cell`).
 #![no_main]
 
+#[path = "graph.rs"]
+mod graph;
+
 use libfuzzer_sys::fuzz_target;
 use sereal::{Body, Decoder, DecoderOptions, Encoder, EncoderOptions, Value};
-use std::collections::HashSet;
 
 /// Whether the graph has a cell of one of Perl's immortals (`TRUE`,
 /// `FALSE`, `CANONICAL_UNDEF`), whose graph may differ by design, as in
@@ -15,28 +17,16 @@ use std::collections::HashSet;
 /// weakly (the decoder keeps it alive: Perl never frees immortals) is
 /// written strong (`PAD` for `WEAKEN`).
 fn immortal_cell(root: &Value) -> bool {
-    let mut seen = HashSet::new();
-    let mut stack = vec![root.clone()];
-    while let Some(v) = stack.pop() {
-        let Some(r) = v.node() else { continue };
-        let body = r.body();
-        if matches!(
-            &*body,
-            Body::Scalar(Value::True | Value::False | Value::CanonicalUndef)
-        ) {
-            return true;
-        }
-        if !seen.insert(&*body as *const Body as usize) {
-            continue;
-        }
-        match &*body {
-            Body::Scalar(x) => stack.push(x.clone()),
-            Body::Array(a) | Body::Frozen(a) => stack.extend(a.iter().cloned()),
-            Body::Hash(h) => stack.extend(h.values().cloned()),
-            Body::Regexp(_) => {}
-        }
-    }
-    false
+    let mut found = false;
+    graph::reach(root, true, |v| {
+        found |= v.node().is_some_and(|r| {
+            matches!(
+                &*r.body(),
+                Body::Scalar(Value::True | Value::False | Value::CanonicalUndef)
+            )
+        });
+    });
+    found
 }
 
 fuzz_target!(|data: &[u8]| {
