@@ -1,0 +1,489 @@
+//! The decoder: every tag of protocols 1 to 5, compressed bodies and user
+//! header data, into a [`Value`] graph that re-encodes to the same bytes.
+
+use crate::compress::{Compression, Inflate};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol;
+use crate::value::{Document, Key, Value};
+use hashbrown::HashMap;
+use std::borrow::Cow;
+use std::ops::Range;
+use std::rc::Rc;
+
+mod reader;
+
+use reader::Reader;
+pub(crate) use reader::{over_limit, string_over_limit};
+
+/// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`
+/// options. A limit of 0 means no limit.
+///
+/// Whatever the limits, the decoder never allocates for a count or length
+/// the rest of the input cannot back (every array element, hash entry and
+/// string byte must be present), never recurses past
+/// `max_recursion_depth`, and never inflates past `max_uncompressed_size`;
+/// so the count and length limits default to none, and are there to bound
+/// what a legitimate-looking document may hold.
+///
+/// ```
+/// use sereal::{Decoder, DecoderOptions};
+/// let dec = Decoder::new(DecoderOptions::new().refuse_objects(true).max_num_array_entries(1000));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DecoderOptions {
+    /// Refuse Snappy-compressed documents.
+    pub refuse_snappy: bool,
+    /// Refuse zlib-compressed documents.
+    pub refuse_zlib: bool,
+    /// Refuse Zstandard-compressed documents.
+    pub refuse_zstd: bool,
+    /// Refuse documents that contain blessed objects.
+    pub refuse_objects: bool,
+    /// Decode objects as their plain, unblessed referents.
+    pub no_bless_objects: bool,
+    /// Check that `STR_UTF8` strings are valid UTF-8.
+    pub validate_utf8: bool,
+    /// Maximum nesting depth (default 10000, as Perl).
+    pub max_recursion_depth: usize,
+    /// Maximum entries in one hash (default: none).
+    pub max_num_hash_entries: usize,
+    /// Maximum elements in one array (default: none).
+    pub max_num_array_entries: usize,
+    /// Maximum length of one string, in bytes (default: none). As in Perl,
+    /// it applies to strings written with a length (`BINARY`, `STR_UTF8`),
+    /// values and regexp patterns, including a `COPY` of one; short strings
+    /// (under 32 bytes), hash keys and class names are not limited by it.
+    pub max_string_length: usize,
+    /// Maximum size of a decompressed body (default 256 MiB). A zlib or
+    /// Snappy header claiming more, a zstd frame declaring more, or a zstd
+    /// body producing more, is refused before the memory is taken.
+    pub max_uncompressed_size: usize,
+}
+
+impl Default for DecoderOptions {
+    fn default() -> Self {
+        DecoderOptions {
+            refuse_snappy: false,
+            refuse_zlib: false,
+            refuse_zstd: false,
+            refuse_objects: false,
+            no_bless_objects: false,
+            validate_utf8: false,
+            max_recursion_depth: 10_000,
+            max_num_hash_entries: 0,
+            max_num_array_entries: 0,
+            max_string_length: 0,
+            max_uncompressed_size: 256 << 20,
+        }
+    }
+}
+
+macro_rules! setters {
+    ($($name:ident: $t:ty),* $(,)?) => {$(
+        #[doc = concat!("Sets `", stringify!($name), "`.")]
+        pub fn $name(mut self, v: $t) -> Self {
+            self.$name = v;
+            self
+        }
+    )*};
+}
+
+impl DecoderOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    setters! {
+        refuse_snappy: bool,
+        refuse_zlib: bool,
+        refuse_zstd: bool,
+        refuse_objects: bool,
+        no_bless_objects: bool,
+        validate_utf8: bool,
+        max_recursion_depth: usize,
+        max_num_hash_entries: usize,
+        max_num_array_entries: usize,
+        max_string_length: usize,
+        max_uncompressed_size: usize,
+    }
+}
+
+/// The parsed header of a document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Protocol version, 1 to 5.
+    pub version: u8,
+    /// Body compression.
+    pub compression: Compression,
+    /// Whether the body uses protocol 1's Snappy framing (no length prefix).
+    pub legacy_snappy: bool,
+    /// Byte range of the user header data body, if present.
+    pub user_data: Option<Range<usize>>,
+    /// Length of the header: the body starts here.
+    pub len: usize,
+}
+
+impl Header {
+    /// Parses the header at the start of `input`.
+    ///
+    /// ```
+    /// let h = sereal::Header::parse(b"=\xF3rl\x05\x00\x01").unwrap();
+    /// assert_eq!((h.version, h.len), (5, 6));
+    /// ```
+    pub fn parse(input: &[u8]) -> Result<Header> {
+        if input.len() >= 5 && input[..5] == protocol::MAGIC_V3_UTF8[..] {
+            return Err(Error::at(ErrorKind::Utf8MangledMagic, 0));
+        }
+        if input.len() < 4 {
+            let is_prefix =
+                protocol::MAGIC_V1.starts_with(input) || protocol::MAGIC_V3.starts_with(input);
+            let kind = if is_prefix {
+                ErrorKind::Truncated
+            } else {
+                ErrorKind::BadMagic
+            };
+            return Err(Error::at(kind, 0));
+        }
+        let new_magic = match &input[..4] {
+            m if m == protocol::MAGIC_V3 => true,
+            m if m == protocol::MAGIC_V1 => false,
+            _ => return Err(Error::at(ErrorKind::BadMagic, 0)),
+        };
+        let vt = *input
+            .get(4)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, 4))?;
+        let (version, doc_type) = (vt & 15, vt >> 4);
+        match version {
+            0 => return Err(Error::at(ErrorKind::UnsupportedVersion(0), 4)),
+            6.. => return Err(Error::at(ErrorKind::NoPublicSpec(version), 4)),
+            _ => {}
+        }
+        if new_magic != (version >= 3) {
+            return Err(Error::at(
+                ErrorKind::BadHeader(format!(
+                    "magic string does not match protocol version {version}"
+                )),
+                0,
+            ));
+        }
+        let compression = match doc_type {
+            protocol::TYPE_RAW => Compression::None,
+            protocol::TYPE_SNAPPY_LEGACY | protocol::TYPE_SNAPPY => Compression::Snappy,
+            protocol::TYPE_ZLIB if version >= 3 => Compression::Zlib,
+            protocol::TYPE_ZSTD if version >= 3 => Compression::Zstd,
+            t => return Err(Error::at(ErrorKind::BadDocumentType(t), 4)),
+        };
+        let (suffix, n) = protocol::read_varint(&input[5..]).ok_or_else(|| {
+            let kind = if input.len() <= 5 {
+                ErrorKind::Truncated
+            } else {
+                ErrorKind::BadVarint
+            };
+            Error::at(kind, 5)
+        })?;
+        let start = 5 + n;
+        let end = usize::try_from(suffix)
+            .ok()
+            .and_then(|s| start.checked_add(s))
+            .filter(|&e| e <= input.len())
+            .ok_or_else(|| {
+                Error::at(
+                    ErrorKind::BadHeader(format!(
+                        "header suffix of {suffix} bytes runs past the input"
+                    )),
+                    5,
+                )
+            })?;
+        let user_data =
+            (version >= 2 && end > start && input[start] & protocol::HEADER_USER_DATA != 0)
+                .then(|| start + 1..end);
+        Ok(Header {
+            version,
+            compression,
+            legacy_snappy: doc_type == protocol::TYPE_SNAPPY_LEGACY,
+            user_data,
+            len: end,
+        })
+    }
+}
+
+/// A THAW handler: the class and the values FREEZE returned, to the object.
+type ThawFn = Rc<dyn Fn(&Key, Vec<Value>) -> Result<Value>>;
+
+/// A reusable decoder.
+///
+/// ```
+/// use sereal::{encode, Decoder, Value};
+/// let doc = encode(&Value::array(["a", "b"])).unwrap();
+/// let v = Decoder::default().decode(&doc).unwrap();
+/// assert_eq!(v.at(1), Some(Value::from("b")));
+/// ```
+#[derive(Clone, Default)]
+pub struct Decoder {
+    opts: DecoderOptions,
+    thaw: HashMap<Key, ThawFn>,
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoder")
+            .field("opts", &self.opts)
+            .field("thaw_classes", &self.thaw.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Decodes the body of a document with the default options.
+///
+/// The [`Document`] dereferences to the root [`Value`] and frees the
+/// graph's cycles when dropped.
+///
+/// ```
+/// let doc = sereal::decode(b"=\xF3rl\x05\x00\x42\x01\x61a").unwrap();
+/// assert_eq!(doc, sereal::Value::array([sereal::Value::from(1), "a".into()]));
+/// ```
+pub fn decode(input: &[u8]) -> Result<Document> {
+    Decoder::default().decode(input)
+}
+
+impl Decoder {
+    /// A decoder with `options`.
+    pub fn new(options: DecoderOptions) -> Decoder {
+        Decoder {
+            opts: options,
+            thaw: HashMap::new(),
+        }
+    }
+
+    /// Registers the THAW handler of `class` (Perl's `THAW` class method):
+    /// an `OBJECT_FREEZE` of the class decodes to what the handler makes of
+    /// the values its FREEZE returned. Without a handler such an object
+    /// decodes to a node of class `class` with a [`Body::Frozen`] body, which
+    /// encodes back as the same `OBJECT_FREEZE` and values. (The bytes can
+    /// differ in one case: where FREEZE returned a container its object also
+    /// held, Perl wrote it as shared; decoded, only the frozen values hold it.)
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    /// enc.on_freeze("Celsius", |t| Ok(vec![t.as_hash().unwrap().get("deg").cloned().unwrap()]));
+    /// let t = Value::Ref(Ref::hash([("deg", 21)].into_iter().collect()).blessed("Celsius"));
+    /// let doc = enc.encode(&t).unwrap();
+    ///
+    /// let mut dec = Decoder::default();
+    /// dec.on_thaw("Celsius", |class, mut vals| {
+    ///     let deg = vals.pop().unwrap_or_default();
+    ///     Ok(Value::Ref(Ref::hash([("deg", deg)].into_iter().collect()).blessed(class)))
+    /// });
+    /// assert_eq!(dec.decode(&doc).unwrap(), t);
+    /// ```
+    pub fn on_thaw(
+        &mut self,
+        class: impl Into<Key>,
+        handler: impl Fn(&Key, Vec<Value>) -> Result<Value> + 'static,
+    ) -> &mut Self {
+        self.thaw.insert(class.into(), Rc::new(handler));
+        self
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &DecoderOptions {
+        &self.opts
+    }
+
+    /// Decodes the document's body.
+    pub fn decode(&self, input: &[u8]) -> Result<Document> {
+        let header = Header::parse(input)?;
+        self.body(input, &header)
+    }
+
+    /// Decodes the user header data and the body.
+    pub fn decode_with_header(&self, input: &[u8]) -> Result<(Option<Document>, Document)> {
+        let header = Header::parse(input)?;
+        let user = self.user_header(input, &header)?;
+        Ok((user, self.body(input, &header)?))
+    }
+
+    /// Decodes only the user header data (`None` if the document has none);
+    /// the body is not read.
+    pub fn decode_header(&self, input: &[u8]) -> Result<Option<Document>> {
+        let header = Header::parse(input)?;
+        self.user_header(input, &header)
+    }
+
+    fn user_header(&self, input: &[u8], header: &Header) -> Result<Option<Document>> {
+        match &header.user_data {
+            None => Ok(None),
+            Some(r) => {
+                let at = r.start;
+                let v = Reader::new(&input[r.clone()], 1, self)
+                    .document()
+                    .map_err(|e| e.shifted(at, false))?;
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// Decompresses (if needed) and returns the body bytes of a document,
+    /// with the offset its first byte has in the body's offset space.
+    pub fn body_bytes<'a>(
+        &self,
+        input: &'a [u8],
+        header: &Header,
+    ) -> Result<(Cow<'a, [u8]>, usize)> {
+        self.frame(input, header)
+            .map(|(body, shift, _)| (body, shift))
+    }
+
+    /// The body bytes, their offset shift, and for a compressed body the
+    /// input offset where its frame ends (a raw body ends where its value does).
+    pub(crate) fn frame<'a>(
+        &self,
+        input: &'a [u8],
+        header: &Header,
+    ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
+        let o = &self.opts;
+        let refused = match header.compression {
+            Compression::Snappy => o.refuse_snappy,
+            Compression::Zlib => o.refuse_zlib,
+            Compression::Zstd => o.refuse_zstd,
+            Compression::None => false,
+        };
+        if refused {
+            let m = format!("{:?} compressed documents are refused", header.compression);
+            return Err(Error::at(ErrorKind::Invalid(m), 4));
+        }
+        // Protocol 1 offsets count from the start of the document.
+        let shift = if header.version == 1 { header.len } else { 1 };
+        let data = &input[header.len..];
+        if header.compression == Compression::None {
+            return Ok((Cow::Borrowed(data), shift, None));
+        }
+        let doc_type = if header.legacy_snappy {
+            protocol::TYPE_SNAPPY_LEGACY
+        } else {
+            header.compression.doc_type()
+        };
+        let max_size = if o.max_uncompressed_size == 0 {
+            usize::MAX
+        } else {
+            o.max_uncompressed_size
+        };
+        let (body, used) = Inflate { max_size }
+            .body(doc_type, data)
+            .map_err(|e| e.shifted(header.len, false))?;
+        Ok((Cow::Owned(body), shift, Some(header.len + used)))
+    }
+
+    /// Decodes the document at the start of `input`, which may be followed
+    /// by more data: returns its body and the number of bytes it took.
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut stream = encode(&Value::from(1)).unwrap();
+    /// stream.extend(encode(&Value::from("two")).unwrap());
+    /// let (first, used) = Decoder::default().decode_prefix(&stream).unwrap();
+    /// assert_eq!(first, Value::from(1));
+    /// assert_eq!(Decoder::default().decode(&stream[used..]).unwrap(), Value::from("two"));
+    /// ```
+    pub fn decode_prefix(&self, input: &[u8]) -> Result<(Document, usize)> {
+        let header = Header::parse(input)?;
+        self.body_prefix(input, &header)
+    }
+
+    /// The documents of a stream of concatenated documents, in turn (Perl's
+    /// `incremental` option). A document that fails (a truncated last one,
+    /// say) yields its error, with its offset in the stream, and ends the
+    /// iteration.
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, ErrorKind, Value};
+    /// let mut stream = encode(&Value::from(1)).unwrap();
+    /// stream.extend(encode(&Value::array([2, 3])).unwrap());
+    /// stream.extend(&encode(&Value::from("cut")).unwrap()[..8]);
+    /// let docs: Vec<_> = Decoder::default().documents(&stream).collect();
+    /// assert_eq!(docs.len(), 3);
+    /// assert_eq!(docs[1].as_ref().unwrap(), &Value::array([2, 3]));
+    /// assert_eq!(docs[2].as_ref().unwrap_err().kind(), &ErrorKind::Truncated);
+    /// ```
+    pub fn documents<'d, 'a>(&'d self, input: &'a [u8]) -> Documents<'d, 'a> {
+        Documents {
+            dec: self,
+            input,
+            pos: 0,
+            done: false,
+        }
+    }
+
+    fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
+        let (body, shift, end) = self.frame(input, header)?;
+        let reader = Reader::new(&body, shift, self);
+        match end {
+            None => {
+                let (v, used) = reader
+                    .value_prefix()
+                    .map_err(|e| e.shifted(header.len, false))?;
+                Ok((v, header.len + used))
+            }
+            Some(end) => Ok((reader.document().map_err(|e| e.shifted(0, true))?, end)),
+        }
+    }
+
+    fn body(&self, input: &[u8], header: &Header) -> Result<Document> {
+        let (v, end) = self.body_prefix(input, header)?;
+        if end != input.len() {
+            return Err(Error::at(ErrorKind::TrailingData, end));
+        }
+        Ok(v)
+    }
+}
+
+/// An iterator over the documents of a stream: see [`Decoder::documents`].
+pub struct Documents<'d, 'a> {
+    dec: &'d Decoder,
+    input: &'a [u8],
+    pos: usize,
+    done: bool,
+}
+
+impl Documents<'_, '_> {
+    /// The stream offset of the next document.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Iterator for Documents<'_, '_> {
+    type Item = Result<Document>;
+
+    fn next(&mut self) -> Option<Result<Document>> {
+        if self.done || self.pos >= self.input.len() {
+            return None;
+        }
+        match self.dec.decode_prefix(&self.input[self.pos..]) {
+            Ok((v, used)) => {
+                self.pos += used;
+                Some(Ok(v))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e.shifted(self.pos, false)))
+            }
+        }
+    }
+}
+
+/// Whether `input` starts like a Sereal document: a valid header (magic
+/// string, protocol version 1 to 5, document type, header suffix) and a
+/// body. Perl's `looks_like_sereal`.
+///
+/// ```
+/// assert!(sereal::decoder::looks_like_sereal(&sereal::encode(&sereal::Value::Undef).unwrap()));
+/// assert!(!sereal::decoder::looks_like_sereal(b"{\"json\": 1}"));
+/// assert!(!sereal::decoder::looks_like_sereal(b"=\xC3\xB3rl\x05\x00\x01"));
+/// ```
+pub fn looks_like_sereal(input: &[u8]) -> bool {
+    Header::parse(input).is_ok_and(|h| h.len < input.len())
+}
