@@ -8,6 +8,12 @@ use crate::stack::{HasStack, Stack};
 use crate::value::{Array, Body, Document, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
 
+/// Hashes of at least this many entries get unshared keys (see `Key`).
+const UNSHARED_KEYS: usize = 256;
+
+/// Hashes of more entries are indexed after they are read.
+const BATCH_INDEX: usize = 64;
+
 /// Reads one body. Errors carry offsets into `buf`.
 pub(super) struct Reader<'a, 'o> {
     buf: &'a [u8],
@@ -21,6 +27,8 @@ pub(super) struct Reader<'a, 'o> {
     /// Hash keys and class names read so far, by position (increasing: the
     /// targets of key COPYs and OBJECTVs).
     keys: ReadKeys,
+    // positions of the keys of the large hashes being read
+    key_pos: Vec<usize>,
     classes: ReadKeys,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
@@ -67,6 +75,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             depth: 0,
             tracked: HashMap::new(),
             keys: ReadKeys::default(),
+            key_pos: Vec::new(),
             classes: ReadKeys::default(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
@@ -409,25 +418,50 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     /// The entries of the hash whose tag is at `start`.
     fn hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
-        let mut h = Hash::with_capacity(n);
-        if n >= 256 {
-            // Its keys are likely new: the interner grows once for them.
-            Key::reserve(n);
+        if n > BATCH_INDEX {
+            return self.large_hash_entries(n, start);
         }
+        let mut h = Hash::with_capacity(n);
         for _ in 0..n {
             let at = self.pos;
-            let k = self.read_key(start)?;
+            let k = self.read_key(start, Key::new)?;
             match h.push_slot(k) {
                 Ok(slot) => self.read_into(slot)?,
-                Err(k) => {
-                    return Err(self.err_at(
-                        ErrorKind::Invalid(format!("duplicate key {k:?} in hash")),
-                        at,
-                    ))
-                }
+                Err(k) => return Err(self.duplicate_key(&k, at)),
             }
         }
         Ok(h)
+    }
+
+    /// The entries of a hash of more than `BATCH_INDEX`: read first, then
+    /// indexed in one loop (see `Hash::unindexed`).
+    fn large_hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
+        let mut h = Hash::unindexed(n);
+        // The keys of a large hash are not interned (see `Key`).
+        let make = if n >= UNSHARED_KEYS {
+            Key::unshared
+        } else {
+            Key::new
+        };
+        let first = self.key_pos.len();
+        for _ in 0..n {
+            self.key_pos.push(self.pos);
+            let k = self.read_key(start, make)?;
+            self.read_into(h.push_unindexed(k))?;
+        }
+        let indexed = h.index_all();
+        let key_pos = self.key_pos.split_off(first);
+        match indexed {
+            Ok(()) => Ok(h),
+            Err(i) => Err(self.duplicate_key(&h.entries()[i].0, key_pos[i])),
+        }
+    }
+
+    fn duplicate_key(&self, k: &Key, at: usize) -> Error {
+        self.err_at(
+            ErrorKind::Invalid(format!("duplicate key {k:?} in hash")),
+            at,
+        )
     }
 
     /// The string whose tag `t` was just read, or `None` for a tag that is
@@ -490,8 +524,9 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(s)
     }
 
-    /// A hash key, in the hash whose tag is at `hash_start`.
-    fn read_key(&mut self, hash_start: usize) -> Result<Key> {
+    /// A hash key, in the hash whose tag is at `hash_start`; a key not met
+    /// before is made by `make`.
+    fn read_key(&mut self, hash_start: usize, make: fn(&[u8], bool) -> Key) -> Result<Key> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
         if t == tag::COPY {
@@ -504,11 +539,11 @@ impl<'a, 'o> Reader<'a, 'o> {
             }
             let (b, kind) =
                 self.string_at(p, hash_start, "as the target of a hash key COPY", false)?;
-            return Ok(Key::new(b, kind == StrKind::Utf8));
+            return Ok(make(b, kind == StrKind::Utf8));
         }
         match self.string(t, false)? {
             Some((b, kind)) => {
-                let k = Key::new(b, kind == StrKind::Utf8);
+                let k = make(b, kind == StrKind::Utf8);
                 self.keys.push((at, k.clone()));
                 Ok(k)
             }
@@ -582,10 +617,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             tag::FALSE => Value::False,
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
                 let (b, kind) = self.string(t, true)?.expect("string tag");
-                match kind {
-                    StrKind::Bytes => Value::Bytes(Str::new(b)),
-                    StrKind::Utf8 => Value::Utf8(Str::new(b)),
-                }
+                string_into(out, b, kind);
+                return Ok(());
             }
             tag::REFN => Value::Ref(self.read_node()?),
             tag::REFP | tag::ALIAS => {
@@ -667,10 +700,8 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let off = self.varint()?;
                 let p = self.target(off, at, "COPY")?;
                 let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
-                match kind {
-                    StrKind::Bytes => Value::Bytes(Str::new(b)),
-                    StrKind::Utf8 => Value::Utf8(Str::new(b)),
-                }
+                string_into(out, b, kind);
+                return Ok(());
             }
             _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
         };
@@ -803,6 +834,18 @@ impl ReadKeys {
         let i = self.list.binary_search_by_key(&pos, |&(at, _)| at).ok()?;
         self.cache[slot] = (pos + 1, i as u32);
         Some(&self.list[i].1)
+    }
+}
+
+/// Sets `out` to the string `b`, written in place (see `Str::assign`).
+#[inline]
+fn string_into(out: &mut Value, b: &[u8], kind: StrKind) {
+    *out = match kind {
+        StrKind::Bytes => Value::Bytes(Str::EMPTY),
+        StrKind::Utf8 => Value::Utf8(Str::EMPTY),
+    };
+    if let Value::Bytes(s) | Value::Utf8(s) = out {
+        s.assign(b);
     }
 }
 

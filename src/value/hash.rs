@@ -10,7 +10,8 @@ const SCAN_LIMIT: usize = 12;
 ///
 /// Entries sit contiguously in insertion order (what the encoder walks);
 /// hashes longer than a dozen entries also keep an index from key to position
-/// for lookups. Keys are [`Key`]s, so equal keys are one pointer.
+/// for lookups. Keys are [`Key`]s: interned keys of equal content are one
+/// pointer, which makes the scan of a small hash a pointer comparison.
 ///
 /// ```
 /// use sereal::{Hash, Value};
@@ -62,13 +63,6 @@ fn push_entry(entries: &mut Vec<(Key, Value)>, key: Key) {
     }
 }
 
-#[inline]
-fn addr_hash(addr: usize) -> u64 {
-    (addr as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(26)
-}
-
 impl Hash {
     /// An empty hash.
     pub fn new() -> Hash {
@@ -118,12 +112,10 @@ impl Hash {
 
     fn position(&self, key: &Key) -> Option<usize> {
         match &self.0 {
-            Repr::Small(v) => v.iter().position(|(k, _)| k.ptr_eq(key)),
+            Repr::Small(v) => v.iter().position(|(k, _)| k == key),
             Repr::Indexed(ix) => ix
                 .index
-                .find(addr_hash(key.addr()), |&i| {
-                    ix.entries[i as usize].0.ptr_eq(key)
-                })
+                .find(key.content_hash(), |&i| &ix.entries[i as usize].0 == key)
                 .map(|&i| i as usize),
         }
     }
@@ -131,9 +123,13 @@ impl Hash {
     fn position_str(&self, s: &[u8]) -> Option<usize> {
         match &self.0 {
             Repr::Small(v) => v.iter().position(|(k, _)| k.as_bytes() == s),
-            Repr::Indexed(_) => [false, true]
-                .into_iter()
-                .find_map(|utf8| self.position(&Key::new(s, utf8))),
+            Repr::Indexed(ix) => [false, true].into_iter().find_map(|utf8| {
+                ix.index
+                    .find(super::key::content_hash(utf8, s), |&i| {
+                        ix.entries[i as usize].0.is(utf8, s)
+                    })
+                    .map(|&i| i as usize)
+            }),
         }
     }
 
@@ -147,8 +143,8 @@ impl Hash {
         }
         let mut index = HashTable::with_capacity(entries.len());
         for (i, (k, _)) in entries.iter().enumerate() {
-            index.insert_unique(addr_hash(k.addr()), i as u32, |&j| {
-                addr_hash(entries[j as usize].0.addr())
+            index.insert_unique(k.content_hash(), i as u32, |&j| {
+                entries[j as usize].0.content_hash()
             });
         }
         self.0 = Repr::Indexed(Box::new(Indexed { entries, index }));
@@ -172,7 +168,7 @@ impl Hash {
     pub(crate) fn push_slot(&mut self, key: Key) -> Result<&mut Value, Key> {
         match &mut self.0 {
             Repr::Small(v) => {
-                if v.iter().any(|(k, _)| k.ptr_eq(&key)) {
+                if v.iter().any(|(k, _)| k == &key) {
                     return Err(key);
                 }
                 push_entry(v, key);
@@ -184,9 +180,9 @@ impl Hash {
                 let i = ix.entries.len() as u32;
                 let entries = &ix.entries;
                 match ix.index.entry(
-                    addr_hash(key.addr()),
-                    |&j| entries[j as usize].0.ptr_eq(&key),
-                    |&j| addr_hash(entries[j as usize].0.addr()),
+                    key.content_hash(),
+                    |&j| entries[j as usize].0 == key,
+                    |&j| entries[j as usize].0.content_hash(),
                 ) {
                     hashbrown::hash_table::Entry::Occupied(_) => return Err(key),
                     hashbrown::hash_table::Entry::Vacant(e) => {
@@ -200,6 +196,68 @@ impl Hash {
         Ok(v)
     }
 
+    /// An empty hash for `n` entries pushed with [`Hash::push_unindexed`]
+    /// and then indexed once by [`Hash::index_all`]: inserting every key
+    /// in one loop lets the processor overlap the index's cache misses,
+    /// which a loop that also parses values between them serializes.
+    pub(crate) fn unindexed(n: usize) -> Hash {
+        Hash::with_capacity(n)
+    }
+
+    /// Appends `(key, Undef)` without indexing it, and returns the value's
+    /// slot. The hash must come from [`Hash::unindexed`] and be finished by
+    /// [`Hash::index_all`] before any other use.
+    #[inline]
+    pub(crate) fn push_unindexed(&mut self, key: Key) -> &mut Value {
+        let entries = self.entries_mut();
+        push_entry(entries, key);
+        &mut entries.last_mut().expect("just pushed").1
+    }
+
+    /// Indexes the entries pushed by [`Hash::push_unindexed`]; gives the
+    /// position of the first entry whose key repeats an earlier one.
+    pub(crate) fn index_all(&mut self) -> Result<(), usize> {
+        match &mut self.0 {
+            Repr::Small(v) => {
+                match (1..v.len()).find(|&i| v[..i].iter().any(|(k, _)| k == &v[i].0)) {
+                    Some(i) => Err(i),
+                    None => {
+                        if v.len() > SCAN_LIMIT {
+                            self.reindex_checked()?;
+                        }
+                        Ok(())
+                    }
+                }
+            }
+            Repr::Indexed(_) => self.reindex_checked(),
+        }
+    }
+
+    /// Rebuilds the index of a hash of more than `SCAN_LIMIT` entries;
+    /// gives the position of the first repeated key.
+    fn reindex_checked(&mut self) -> Result<(), usize> {
+        let entries = std::mem::take(self.entries_mut());
+        let mut index = HashTable::with_capacity(entries.len());
+        let mut dup = None;
+        for (i, (k, _)) in entries.iter().enumerate() {
+            match index.entry(
+                k.content_hash(),
+                |&j| &entries[j as usize].0 == k,
+                |&j| entries[j as usize].0.content_hash(),
+            ) {
+                hashbrown::hash_table::Entry::Occupied(_) => {
+                    dup = Some(i);
+                    break;
+                }
+                hashbrown::hash_table::Entry::Vacant(e) => {
+                    e.insert(i as u32);
+                }
+            }
+        }
+        self.0 = Repr::Indexed(Box::new(Indexed { entries, index }));
+        dup.map_or(Ok(()), Err)
+    }
+
     /// Appends an entry whose key the caller knows is not present.
     pub(crate) fn push_new(&mut self, key: Key, value: Value) {
         match &mut self.0 {
@@ -211,11 +269,11 @@ impl Hash {
             }
             Repr::Indexed(ix) => {
                 let i = ix.entries.len() as u32;
-                let h = addr_hash(key.addr());
+                let h = key.content_hash();
                 ix.entries.push((key, value));
                 let entries = &ix.entries;
                 ix.index
-                    .insert_unique(h, i, |&j| addr_hash(entries[j as usize].0.addr()));
+                    .insert_unique(h, i, |&j| entries[j as usize].0.content_hash());
             }
         }
     }

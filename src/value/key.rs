@@ -6,12 +6,15 @@ use std::cell::RefCell;
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 // In this order, so that a long key's heap pointer is aligned (see `Str`).
 #[repr(C)]
 struct KeyInner {
     utf8: bool,
     bytes: Str,
+    // whether the interner's table holds a handle too
+    interned: bool,
 }
 
 /// An interned string used as a hash key or a class name.
@@ -24,6 +27,16 @@ struct KeyInner {
 /// A `&str` key made of ASCII only is a byte string (as Perl stores it);
 /// other text is flagged UTF-8. [`Key::bytes`] and [`Key::utf8`] choose
 /// explicitly.
+///
+/// The decoder interns the keys of hashes under 256 entries. The keys of a
+/// larger hash are data more often than field names (ids, paths), rarely
+/// met again, and interning each would cost a lookup in a table as large as
+/// the hash: they are made unshared instead. An unshared key still equals,
+/// hashes and orders as any key of the same content, and the `COPY`s of it
+/// in the document share its allocation, so the document re-encodes to the
+/// same bytes. The encoder writes a `COPY` for a key that is the same
+/// allocation as one it wrote before: an unshared key and an interned key
+/// of equal content are both written out.
 ///
 /// ```
 /// use sereal::Key;
@@ -39,34 +52,38 @@ pub struct Key(Rc<KeyInner>);
 
 struct Interner {
     table: HashTable<Rc<KeyInner>>,
-    hasher: hashbrown::DefaultHashBuilder,
     purge_at: usize,
 }
 
 const MIN_PURGE: usize = 4096;
 
 thread_local! {
-    static INTERNER: RefCell<Interner> = RefCell::new(Interner {
-        table: HashTable::new(),
-        hasher: hashbrown::DefaultHashBuilder::default(),
-        purge_at: MIN_PURGE,
-    });
+    static INTERNER: RefCell<Interner> = const {
+        RefCell::new(Interner {
+            table: HashTable::new(),
+            purge_at: MIN_PURGE,
+        })
+    };
 }
 
-fn content_hash(hasher: &hashbrown::DefaultHashBuilder, utf8: bool, bytes: &[u8]) -> u64 {
-    let mut h = hasher.build_hasher();
+/// The hash of a key's content, with one seed per process (random, so a
+/// document cannot be built to collide).
+#[inline]
+pub(crate) fn content_hash(utf8: bool, bytes: &[u8]) -> u64 {
+    static HASHER: OnceLock<hashbrown::DefaultHashBuilder> = OnceLock::new();
+    let mut h = HASHER.get_or_init(Default::default).build_hasher();
     h.write_u8(utf8 as u8);
     h.write(bytes);
     h.finish()
 }
 
-fn rehash(hasher: &hashbrown::DefaultHashBuilder, k: &KeyInner) -> u64 {
-    content_hash(hasher, k.utf8, k.bytes.as_bytes())
+fn rehash(k: &KeyInner) -> u64 {
+    content_hash(k.utf8, k.bytes.as_bytes())
 }
 
 impl Interner {
     fn intern(&mut self, utf8: bool, bytes: &[u8]) -> Key {
-        let hash = content_hash(&self.hasher, utf8, bytes);
+        let hash = content_hash(utf8, bytes);
         if let Some(k) = self
             .table
             .find(hash, |k| k.utf8 == utf8 && k.bytes.as_bytes() == bytes)
@@ -78,13 +95,8 @@ impl Interner {
             self.table.retain(|k| Rc::strong_count(k) > 1);
             self.purge_at = (self.table.len() * 2).max(MIN_PURGE);
         }
-        let inner = Rc::new(KeyInner {
-            utf8,
-            bytes: Str::new(bytes),
-        });
-        let hasher = &self.hasher;
-        self.table
-            .insert_unique(hash, inner.clone(), |k| rehash(hasher, k));
+        let Key(inner) = Key::make(bytes, utf8, true);
+        self.table.insert_unique(hash, inner.clone(), |k| rehash(k));
         Key(inner)
     }
 }
@@ -95,18 +107,36 @@ impl Key {
         INTERNER.with(|i| i.borrow_mut().intern(utf8, bytes))
     }
 
-    /// Makes room for `n` more keys in this thread's interner (a decoder
-    /// about to read a large hash), so that it grows once.
-    pub(crate) fn reserve(n: usize) {
-        INTERNER.with(|i| {
-            let mut i = i.borrow_mut();
-            if i.table.len() + n > i.purge_at {
-                i.purge_at = i.table.len() + n;
-            }
-            let i = &mut *i;
-            let hasher = &i.hasher;
-            i.table.reserve(n, |k| rehash(hasher, k));
-        })
+    /// A key for `bytes` that is not interned: it shares its allocation
+    /// only with its clones (see the type's documentation).
+    pub(crate) fn unshared(bytes: &[u8], utf8: bool) -> Key {
+        Key::make(bytes, utf8, false)
+    }
+
+    #[inline]
+    fn make(bytes: &[u8], utf8: bool, interned: bool) -> Key {
+        let mut inner = Rc::new(KeyInner {
+            utf8,
+            bytes: Str::EMPTY,
+            interned,
+        });
+        Rc::get_mut(&mut inner)
+            .expect("a new Rc is unique")
+            .bytes
+            .assign(bytes);
+        Key(inner)
+    }
+
+    /// The hash of the key's content (what [`Hash`](crate::Hash) indexes by).
+    #[inline]
+    pub(crate) fn content_hash(&self) -> u64 {
+        rehash(&self.0)
+    }
+
+    /// Whether the key has these bytes and this UTF-8 flag.
+    #[inline]
+    pub(crate) fn is(&self, utf8: bool, bytes: &[u8]) -> bool {
+        self.0.utf8 == utf8 && self.as_bytes() == bytes
     }
 
     /// A byte-string key (written as `SHORT_BINARY`/`BINARY`).
@@ -149,7 +179,7 @@ impl Key {
     /// remember where it wrote it.
     #[inline]
     pub(crate) fn may_repeat(&self) -> bool {
-        Rc::strong_count(&self.0) > 2
+        Rc::strong_count(&self.0) > 1 + self.0.interned as usize
     }
 
     /// A new handle on the key at `addr`.
@@ -171,10 +201,9 @@ impl Key {
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
-        // Interning makes equal content share one pointer on a thread; the
-        // content comparison covers keys from different threads' interners.
-        self.ptr_eq(other)
-            || (self.is_utf8() == other.is_utf8() && self.as_bytes() == other.as_bytes())
+        // Interning makes equal content share one pointer; the content
+        // comparison covers unshared keys.
+        self.ptr_eq(other) || other.is(self.is_utf8(), self.as_bytes())
     }
 }
 
@@ -253,5 +282,22 @@ mod tests {
         let len = INTERNER.with(|i| i.borrow().table.len());
         assert!(len < 20_000, "interner kept {len} dead keys");
         assert!(a.ptr_eq(&Key::from("alpha")));
+    }
+
+    #[test]
+    fn unshared_keys_equal_interned_ones_and_count_their_handles() {
+        let u = Key::unshared(b"beta", false);
+        let i = Key::from("beta");
+        assert!(!u.ptr_eq(&i));
+        assert_eq!(u, i);
+        assert_eq!(u.content_hash(), i.content_hash());
+        assert_ne!(u, Key::unshared(b"beta", true));
+        assert!(!u.may_repeat() && !i.may_repeat());
+        let (u2, i2) = (u.clone(), i.clone());
+        assert!(u.may_repeat() && i.may_repeat());
+        drop((u2, i2));
+        assert!(!u.may_repeat());
+        let long = Key::unshared(&[b'x'; 100], false);
+        assert_eq!(long.as_bytes(), &[b'x'; 100][..]);
     }
 }

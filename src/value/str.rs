@@ -38,6 +38,28 @@ const HEAP_PTR: std::ops::Range<usize> = 6..14;
 const HEAP_LEN: std::ops::Range<usize> = 14..22;
 
 impl Str {
+    /// The empty string.
+    pub(crate) const EMPTY: Str = Str {
+        tag: 0,
+        data: [0; INLINE],
+    };
+
+    /// Replaces an empty string's content with a copy of `bytes`, writing
+    /// in place. Building a short string by value goes through a stack copy
+    /// whose wide reloads of the narrow stores a copy of a few bytes makes
+    /// stall (store forwarding fails); written where it lives, nothing reads
+    /// the bytes back until they have landed.
+    #[inline]
+    pub(crate) fn assign(&mut self, bytes: &[u8]) {
+        debug_assert!(self.is_empty() && self.is_inline());
+        if bytes.len() <= INLINE {
+            self.data[..bytes.len()].copy_from_slice(bytes);
+            self.tag = bytes.len() as u8;
+        } else {
+            *self = Str::from_box(bytes.into());
+        }
+    }
+
     /// Copies `bytes` into a new string.
     #[inline]
     pub fn new(bytes: &[u8]) -> Str {
