@@ -80,9 +80,40 @@ pub struct Deserializer<'de> {
     tracked: HashSet<usize>,
     path: HashSet<usize>,
     classes: HashSet<usize>,
-    /// The targets of recent hash key COPYs: position + 1 (0: empty), the
-    /// key's bytes and whether it is UTF-8, by position modulo 16.
-    key_copies: [(usize, Range<usize>, bool); 16],
+    /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
+    /// ways by a hash of the position: position + 1 (0: empty) and the
+    /// key. Made at the first key COPY.
+    key_copies: Vec<[(usize, KeyRef); 2]>,
+}
+
+const KEY_SETS: usize = 64;
+
+/// The set of `key_copies` for the COPY target at `p`.
+#[inline]
+fn key_set(p: usize) -> usize {
+    ((p as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
+}
+
+/// `b` as text, when it is valid UTF-8 (ASCII checked first: most keys
+/// and strings are).
+#[inline]
+fn text(b: &[u8]) -> Option<&str> {
+    if b.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(b) })
+    } else {
+        std::str::from_utf8(b).ok()
+    }
+}
+
+/// A hash key read: its bytes in the body, whether it is flagged UTF-8, and
+/// whether its bytes are valid UTF-8 (checked once per key, however many
+/// COPYs name it).
+#[derive(Clone, Default)]
+struct KeyRef {
+    bytes: Range<usize>,
+    utf8: bool,
+    text: bool,
 }
 
 impl HasStack for Deserializer<'_> {
@@ -130,7 +161,7 @@ impl<'de> Deserializer<'de> {
             tracked: HashSet::new(),
             path: HashSet::new(),
             classes: HashSet::new(),
-            key_copies: Default::default(),
+            key_copies: Vec::new(),
         })
     }
 
@@ -161,6 +192,7 @@ impl<'de> Deserializer<'de> {
         e.or_at(self.base + at, self.in_body)
     }
 
+    #[inline]
     fn byte(&mut self) -> Result<u8> {
         let b = *self
             .body
@@ -170,6 +202,7 @@ impl<'de> Deserializer<'de> {
         Ok(b)
     }
 
+    #[inline]
     fn varint(&mut self) -> Result<u64> {
         match protocol::varint_at(&self.body, self.pos) {
             Ok((n, len)) => {
@@ -180,6 +213,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<Range<usize>> {
         let end = self
             .pos
@@ -191,6 +225,7 @@ impl<'de> Deserializer<'de> {
         Ok(r)
     }
 
+    #[inline]
     fn bytes(&self, r: Range<usize>) -> Bytes<'de, '_> {
         match &self.body {
             Cow::Borrowed(b) => {
@@ -252,8 +287,56 @@ impl<'de> Deserializer<'de> {
         Ok(n as usize)
     }
 
-    /// Reads one value and hands it to `visitor`.
+    /// Reads one value and hands it to `visitor`. The commonest untracked
+    /// scalars (small integers, short strings, varints) are read here;
+    /// the rest by `parse_item`.
+    #[inline]
     fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
+        let at = self.pos;
+        if self.budget > 0 {
+            match self.body.get(at) {
+                Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) => {
+                    let end = at + 1 + (t & 31) as usize;
+                    if end <= self.body.len() {
+                        self.budget -= 1;
+                        self.pos = end;
+                        return self
+                            .string(visitor, at + 1..end, false, want)
+                            .map_err(|e| self.located(e, at));
+                    }
+                }
+                Some(&tag::STR_UTF8) => {
+                    // A length under 128 is one byte; a string over the
+                    // limit is refused by `parse_item`.
+                    if let Some(&n @ 0..=127) = self.body.get(at + 1) {
+                        let end = at + 2 + n as usize;
+                        let max = self.opts.max_string_length;
+                        if end <= self.body.len() && (max == 0 || n as usize <= max) {
+                            self.budget -= 1;
+                            self.pos = end;
+                            return self
+                                .string(visitor, at + 2..end, true, want)
+                                .map_err(|e| self.located(e, at));
+                        }
+                    }
+                }
+                Some(&t @ tag::POS_0..=tag::POS_15) if want != Want::Bool || t > 1 => {
+                    self.budget -= 1;
+                    self.pos = at + 1;
+                    return visitor
+                        .visit_u64(u64::from(t))
+                        .map_err(|e| self.located(e, at));
+                }
+                Some(&tag::VARINT) => {
+                    if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 1 + len;
+                        return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                    }
+                }
+                _ => {}
+            }
+        }
         self.parse_item(visitor, want, false)
     }
 
@@ -529,15 +612,15 @@ impl<'de> Deserializer<'de> {
         }
         let bad_utf8 = || self.err_at(ErrorKind::InvalidUtf8, r.start);
         match self.bytes(r.clone()) {
-            Bytes::Input(b) => match std::str::from_utf8(b) {
-                Ok(s) => visitor.visit_borrowed_str(s),
-                Err(_) if utf8 => Err(bad_utf8()),
-                Err(_) => visitor.visit_borrowed_bytes(b),
+            Bytes::Input(b) => match text(b) {
+                Some(s) => visitor.visit_borrowed_str(s),
+                None if utf8 => Err(bad_utf8()),
+                None => visitor.visit_borrowed_bytes(b),
             },
-            Bytes::Copy(b) => match std::str::from_utf8(b) {
-                Ok(s) => visitor.visit_str(s),
-                Err(_) if utf8 => Err(bad_utf8()),
-                Err(_) => visitor.visit_bytes(b),
+            Bytes::Copy(b) => match text(b) {
+                Some(s) => visitor.visit_str(s),
+                None if utf8 => Err(bad_utf8()),
+                None => visitor.visit_bytes(b),
             },
         }
     }
@@ -571,6 +654,7 @@ impl<'de> Deserializer<'de> {
 
     /// The next tag after `PAD`s, without the track flag, and its position
     /// (as the decoder has it: that of a tracked `PAD` before it, if any).
+    #[inline]
     fn next_tag(&mut self) -> Result<(u8, usize)> {
         let mut tracked_pad = None;
         loop {
@@ -619,24 +703,76 @@ impl<'de> Deserializer<'de> {
     }
 
     /// A hash key: a string, or a `COPY` of an earlier one.
-    fn key(&mut self) -> Result<(Range<usize>, bool)> {
+    #[inline]
+    fn key(&mut self) -> Result<KeyRef> {
+        // The common case first: a COPY (with a one-byte offset) of a key
+        // met before.
+        if let (Some(&tag::COPY), Some(&off @ 0..=127)) =
+            (self.body.get(self.pos), self.body.get(self.pos + 1))
+        {
+            if let Some(p) = (off as usize).checked_sub(self.shift) {
+                if let Some(set) = self.key_copies.get(key_set(p)) {
+                    if set[0].0 == p + 1 {
+                        self.pos += 2;
+                        return Ok(set[0].1.clone());
+                    }
+                }
+            }
+        }
+        self.key_slow()
+    }
+
+    fn key_slow(&mut self) -> Result<KeyRef> {
         let (t, at) = self.next_tag()?;
         if t == tag::COPY {
             let off = self.varint()?;
             let p = self.target(off, at, "COPY")?;
-            // Every record's keys COPY the first record's: remember where
-            // the last few targets' bytes are. A target checked once ends
-            // before every later COPY too.
-            let (seen, ref range, utf8) = self.key_copies[p & 15];
-            if seen == p + 1 {
-                return Ok((range.clone(), utf8));
+            // Every record's keys COPY the first record's: remember the
+            // last few targets. A target checked once ends before every
+            // later COPY too.
+            if self.key_copies.is_empty() {
+                self.key_copies = vec![Default::default(); KEY_SETS];
             }
-            let (range, utf8) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
-            self.key_copies[p & 15] = (p + 1, range.clone(), utf8);
-            return Ok((range, utf8));
+            let set = &mut self.key_copies[key_set(p)];
+            if set[0].0 == p + 1 {
+                return Ok(set[0].1.clone());
+            }
+            if set[1].0 == p + 1 {
+                set.swap(0, 1);
+                return Ok(set[0].1.clone());
+            }
+            let (bytes, utf8) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
+            let key = self.key_ref(bytes, utf8);
+            let set = &mut self.key_copies[key_set(p)];
+            set[1] = std::mem::replace(&mut set[0], (p + 1, key.clone()));
+            return Ok(key);
         }
-        self.string_body(t, false)?
-            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))
+        let (bytes, utf8) = self
+            .string_body(t, false)?
+            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))?;
+        Ok(self.key_ref(bytes, utf8))
+    }
+
+    #[inline]
+    fn key_ref(&self, bytes: Range<usize>, utf8: bool) -> KeyRef {
+        let text = text(&self.body[bytes.clone()]).is_some();
+        KeyRef { bytes, utf8, text }
+    }
+
+    /// Visits a key read by `key` as a string (bytes when it is not valid
+    /// UTF-8 and not flagged so; an error when flagged).
+    fn visit_key<V: Visitor<'de>>(&mut self, visitor: V, key: KeyRef) -> Result<V::Value> {
+        if !key.text {
+            return self.string(visitor, key.bytes, key.utf8, Want::Any);
+        }
+        // SAFETY: `key.text` says these bytes were checked to be UTF-8
+        // (`key_ref`), and the body does not change.
+        match self.bytes(key.bytes) {
+            Bytes::Input(b) => {
+                visitor.visit_borrowed_str(unsafe { std::str::from_utf8_unchecked(b) })
+            }
+            Bytes::Copy(b) => visitor.visit_str(unsafe { std::str::from_utf8_unchecked(b) }),
+        }
     }
 
     /// The class name of an `OBJECT`: a string or a `COPY` of one.
@@ -894,9 +1030,12 @@ impl<'de> MapKey<'_, 'de> {
         parse: impl FnOnce(&str) -> Option<T>,
         visit: impl FnOnce(V, T) -> Result<V::Value>,
     ) -> Result<V::Value> {
-        let (r, _) = self.de.key()?;
-        let bytes = &self.de.body[r];
-        let text = std::str::from_utf8(bytes).ok();
+        let key = self.de.key()?;
+        let bytes = &self.de.body[key.bytes];
+        // SAFETY: `key.text` says the bytes are UTF-8 (see `visit_key`).
+        let text = key
+            .text
+            .then(|| unsafe { std::str::from_utf8_unchecked(bytes) });
         match text.and_then(parse) {
             Some(v) => visit(visitor, v),
             None => {
@@ -919,8 +1058,8 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let (r, utf8) = self.de.key()?;
-        self.de.string(visitor, r, utf8, Want::Any)
+        let key = self.de.key()?;
+        self.de.visit_key(visitor, key)
     }
 
     parse_key!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
