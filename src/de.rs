@@ -11,7 +11,7 @@
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
 //! from an uncompressed input.
 
-use crate::decoder::{over_limit, string_over_limit, Decoder, DecoderOptions, Header};
+use crate::decoder::{frame, over_limit, string_over_limit, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -75,15 +75,21 @@ pub struct Deserializer<'de> {
     budget: usize,
     opts: DecoderOptions,
     stack: Stack,
-    // positions of the tracked items read so far (what REFP and ALIAS may
-    // name), of those being read now, and of class names
-    tracked: HashSet<usize>,
-    path: HashSet<usize>,
-    classes: HashSet<usize>,
+    // made at the first tracked item or class name
+    seen: Option<Box<Seen>>,
     /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
     /// ways by a hash of the position: position + 1 (0: empty) and the
     /// key. Made at the first key COPY.
     key_copies: Vec<[(usize, KeyRef); 2]>,
+}
+
+/// Positions of the tracked items read so far (what REFP and ALIAS may
+/// name), of those being read now, and of class names.
+#[derive(Default)]
+struct Seen {
+    tracked: HashSet<usize>,
+    path: HashSet<usize>,
+    classes: HashSet<usize>,
 }
 
 const KEY_SETS: usize = 64;
@@ -133,8 +139,7 @@ impl<'de> Deserializer<'de> {
     /// A deserializer for the document `input`, with `opts`' limits.
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
         let header = Header::parse(input)?;
-        let dec = Decoder::new(opts.clone());
-        let (body, shift, frame_end) = dec.frame(input, &header)?;
+        let (body, shift, frame_end) = frame(&opts, input, &header)?;
         let budget = body.len().saturating_mul(64).saturating_add(1 << 16);
         let max_depth = if opts.max_recursion_depth == 0 {
             usize::MAX
@@ -158,9 +163,7 @@ impl<'de> Deserializer<'de> {
             budget,
             opts,
             stack: Stack::new(),
-            tracked: HashSet::new(),
-            path: HashSet::new(),
-            classes: HashSet::new(),
+            seen: None,
             key_copies: Vec::new(),
         })
     }
@@ -251,7 +254,7 @@ impl<'de> Deserializer<'de> {
         usize::try_from(off)
             .ok()
             .and_then(|o| o.checked_sub(self.shift))
-            .filter(|p| self.tracked.contains(p))
+            .filter(|p| self.seen.as_ref().is_some_and(|s| s.tracked.contains(p)))
             .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
     }
 
@@ -356,8 +359,10 @@ impl<'de> Deserializer<'de> {
         // The tracked items this call put on the path.
         let mut marks = Vec::new();
         let v = self.parse_marked(visitor, want, referent, &mut marks);
-        for m in marks {
-            self.path.remove(&m);
+        if let Some(seen) = &mut self.seen {
+            for m in marks {
+                seen.path.remove(&m);
+            }
         }
         self.depth = depth;
         v
@@ -387,8 +392,9 @@ impl<'de> Deserializer<'de> {
             }
             let tracked = tracked_pad.take().or((b & TRACK_FLAG != 0).then_some(at));
             if let Some(p) = tracked {
-                self.tracked.insert(p);
-                if self.path.insert(p) {
+                let seen = self.seen.get_or_insert_with(Default::default);
+                seen.tracked.insert(p);
+                if seen.path.insert(p) {
                     marks.push(p);
                 }
             }
@@ -413,7 +419,7 @@ impl<'de> Deserializer<'de> {
                     let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
                     let off = self.varint()?;
                     let p = self.tracked_target(off, at, what)?;
-                    if self.path.contains(&p) {
+                    if self.on_path(p) {
                         // A strong cycle: no tree holds it.
                         let m = format!("{what} back into the value being read (a strong cycle)");
                         return Err(self.err_at(ErrorKind::Invalid(m), at));
@@ -438,7 +444,7 @@ impl<'de> Deserializer<'de> {
                     } else {
                         let off = self.varint()?;
                         let p = self.target(off, at, "OBJECTV")?;
-                        if !self.classes.contains(&p) {
+                        if !self.seen.as_ref().is_some_and(|s| s.classes.contains(&p)) {
                             let kind = ErrorKind::BadOffset(off, "OBJECTV class name");
                             return Err(self.err_at(kind, at));
                         }
@@ -525,6 +531,12 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// Whether the tracked item at `p` is being read (a reference to it
+    /// closes a cycle).
+    fn on_path(&self, p: usize) -> bool {
+        self.seen.as_ref().is_some_and(|s| s.path.contains(&p))
+    }
+
     /// After a `WEAKEN` at `p - 1`: if a `REFP` to an item on the current
     /// path follows, the position after it.
     fn weak_back(&self, mut p: usize) -> Option<usize> {
@@ -536,7 +548,7 @@ impl<'de> Deserializer<'de> {
         }
         let (off, len) = protocol::read_varint(&self.body[p + 1..])?;
         let target = usize::try_from(off).ok()?.checked_sub(self.shift)?;
-        self.path.contains(&target).then_some(p + 1 + len)
+        self.on_path(target).then_some(p + 1 + len)
     }
 
     /// Whether the item at `p` (after `PAD`s) is a reference: what a
@@ -785,7 +797,10 @@ impl<'de> Deserializer<'de> {
         } else if self.string_body(t, false)?.is_none() {
             return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
         }
-        self.classes.insert(at);
+        self.seen
+            .get_or_insert_with(Default::default)
+            .classes
+            .insert(at);
         Ok(())
     }
 

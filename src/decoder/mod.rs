@@ -333,48 +333,7 @@ impl Decoder {
         input: &'a [u8],
         header: &Header,
     ) -> Result<(Cow<'a, [u8]>, usize)> {
-        self.frame(input, header)
-            .map(|(body, shift, _)| (body, shift))
-    }
-
-    /// The body bytes, their offset shift, and for a compressed body the
-    /// input offset where its frame ends (a raw body ends where its value does).
-    pub(crate) fn frame<'a>(
-        &self,
-        input: &'a [u8],
-        header: &Header,
-    ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
-        let o = &self.opts;
-        let refused = match header.compression {
-            Compression::Snappy => o.refuse_snappy,
-            Compression::Zlib => o.refuse_zlib,
-            Compression::Zstd => o.refuse_zstd,
-            Compression::None => false,
-        };
-        if refused {
-            let m = format!("{:?} compressed documents are refused", header.compression);
-            return Err(Error::at(ErrorKind::Invalid(m), 4));
-        }
-        // Protocol 1 offsets count from the start of the document.
-        let shift = if header.version == 1 { header.len } else { 1 };
-        let data = &input[header.len..];
-        if header.compression == Compression::None {
-            return Ok((Cow::Borrowed(data), shift, None));
-        }
-        let doc_type = if header.legacy_snappy {
-            protocol::TYPE_SNAPPY_LEGACY
-        } else {
-            header.compression.doc_type()
-        };
-        let max_size = if o.max_uncompressed_size == 0 {
-            usize::MAX
-        } else {
-            o.max_uncompressed_size
-        };
-        let (body, used) = Inflate { max_size }
-            .body(doc_type, data)
-            .map_err(|e| e.shifted(header.len, false))?;
-        Ok((Cow::Owned(body), shift, Some(header.len + used)))
+        frame(&self.opts, input, header).map(|(body, shift, _)| (body, shift))
     }
 
     /// Decodes the document at the start of `input`, which may be followed
@@ -418,7 +377,7 @@ impl Decoder {
     }
 
     fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
-        let (body, shift, end) = self.frame(input, header)?;
+        let (body, shift, end) = frame(&self.opts, input, header)?;
         let reader = Reader::new(&body, shift, self);
         match end {
             None => {
@@ -486,4 +445,44 @@ impl Iterator for Documents<'_, '_> {
 /// ```
 pub fn looks_like_sereal(input: &[u8]) -> bool {
     Header::parse(input).is_ok_and(|h| h.len < input.len())
+}
+
+/// The body bytes of a document, their offset shift, and for a compressed
+/// body the input offset where its frame ends (a raw body ends where its
+/// value does).
+pub(crate) fn frame<'a>(
+    o: &DecoderOptions,
+    input: &'a [u8],
+    header: &Header,
+) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
+    let refused = match header.compression {
+        Compression::Snappy => o.refuse_snappy,
+        Compression::Zlib => o.refuse_zlib,
+        Compression::Zstd => o.refuse_zstd,
+        Compression::None => false,
+    };
+    if refused {
+        let m = format!("{:?} compressed documents are refused", header.compression);
+        return Err(Error::at(ErrorKind::Invalid(m), 4));
+    }
+    // Protocol 1 offsets count from the start of the document.
+    let shift = if header.version == 1 { header.len } else { 1 };
+    let data = &input[header.len..];
+    if header.compression == Compression::None {
+        return Ok((Cow::Borrowed(data), shift, None));
+    }
+    let doc_type = if header.legacy_snappy {
+        protocol::TYPE_SNAPPY_LEGACY
+    } else {
+        header.compression.doc_type()
+    };
+    let max_size = if o.max_uncompressed_size == 0 {
+        usize::MAX
+    } else {
+        o.max_uncompressed_size
+    };
+    let (body, used) = Inflate { max_size }
+        .body(doc_type, data)
+        .map_err(|e| e.shifted(header.len, false))?;
+    Ok((Cow::Owned(body), shift, Some(header.len + used)))
 }
