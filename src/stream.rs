@@ -199,6 +199,36 @@ struct Scanner {
     levels: u8,
     /// Items owed by the open frames, each at least one byte.
     owed: u128,
+    /// Where to note the positions of hash keys written as strings.
+    keys: Option<Vec<usize>>,
+}
+
+/// The positions in `body` (the start of a document body, uncompressed,
+/// perhaps cut short) of the hash keys written as strings rather than as
+/// `COPY`s: what an encoder that did not note its keys as it wrote them
+/// needs to write later ones as `COPY`s.
+pub(crate) fn key_positions(body: &[u8]) -> Vec<usize> {
+    // A raw protocol 5 header with no suffix; body syntax is the same in
+    // every protocol.
+    let header_len = MAGIC_V3.len() + 2;
+    let mut doc = Vec::with_capacity(header_len + body.len());
+    doc.extend_from_slice(MAGIC_V3);
+    doc.extend_from_slice(&[5, 0]);
+    doc.extend_from_slice(body);
+    let mut scanner = Scanner {
+        keys: Some(Vec::new()),
+        ..Scanner::default()
+    };
+    let unlimited = DecoderOptions {
+        max_recursion_depth: 0,
+        ..DecoderOptions::default()
+    };
+    scanner.run(&doc, &unlimited);
+    let mut keys = scanner.keys.unwrap_or_default();
+    for k in &mut keys {
+        *k -= header_len;
+    }
+    keys
 }
 
 /// Whether `have` (at most five bytes) can start a magic string, the
@@ -230,6 +260,7 @@ impl Default for Scanner {
             depth: 0,
             levels: 0,
             owed: 0,
+            keys: None,
         }
     }
 }
@@ -506,6 +537,11 @@ impl Scanner {
                     Ctx::Pattern => (false, "as a regexp pattern", b),
                     _ => (false, "as regexp flags", b),
                 };
+                if ctx == Ctx::Key && t != tag::COPY {
+                    if let Some(keys) = &mut self.keys {
+                        keys.push(at);
+                    }
+                }
                 match t {
                     tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => self.skip(u64::from(t & 31), o),
                     tag::BINARY | tag::STR_UTF8 => self.varint(Then::Str),

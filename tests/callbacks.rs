@@ -2919,3 +2919,69 @@ fn regression_keys_repeated_across_freeze_results_are_copies() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Keys written before the first callback, when no other hash held them,
+/// are not remembered as they are written: the encoder finds them in the
+/// body written so far when the first callback is about to run. Inside
+/// open containers, at offsets past one varint byte, as `BINARY` and
+/// `STR_UTF8` keys and under protocol 1's offsets, a FREEZE result that
+/// repeats them writes `COPY`s, as Perl does (its bytes computed here).
+#[test]
+fn keys_written_before_the_first_callback_are_copied_after_it() {
+    let long = "k".repeat(40);
+    let smile = "\u{263a}";
+    // One key a hash, so that Perl's hash order does not matter.
+    let perl_keys = format!("{{me => 1}}, {{'{long}' => 2}}, {{\"\\x{{263a}}\" => 3}}");
+    let cases: [(&str, u8, usize); 4] = [
+        ("nested, v5", 5, 0),
+        ("nested, v1", 1, 0),
+        ("past offset 127, v5", 5, 200),
+        ("past offset 127, v1", 1, 200),
+    ];
+    let keys = |long: &str| {
+        [("me", 1), (long, 2), (smile, 3)]
+            .into_iter()
+            .map(|(k, v)| Value::hash([(k, v)]))
+            .collect::<Vec<_>>()
+    };
+    for (what, version, pad) in cases {
+        let script = format!(
+            "sub P::FREEZE {{ return ({perl_keys}) }} \
+             my $e = Sereal::Encoder->new({{freeze_callbacks => 1, protocol_version => {version}}}); \
+             my $r = ['x' x {pad}, [1, {{ deep => [{perl_keys}] }}], bless({{}}, 'P'), bless({{}}, 'P')]; \
+             print $e->encode($r);"
+        );
+        let perl = perl_bytes(&script);
+        for policy in POLICIES {
+            let opts = EncoderOptions::new()
+                .freeze_callbacks(true)
+                .policy(policy)
+                .protocol_version(version);
+            let mut enc = Encoder::new(opts).unwrap();
+            let l = long.clone();
+            enc.on_freeze("P", move |_| Ok(keys(&l)));
+            let root = Value::array([
+                Value::bytes("x".repeat(pad)),
+                Value::array([int(1), Value::hash([("deep", Value::array(keys(&long)))])]),
+                r(&hash(&[]).blessed("P")),
+                r(&hash(&[]).blessed("P")),
+            ]);
+            let bytes = enc.encode(&root).unwrap();
+            if let Some(p) = &perl {
+                assert_eq!(
+                    hex(&bytes),
+                    hex(p),
+                    "{policy:?} {what}: ours (left), Perl's (right)"
+                );
+            }
+            // Without Perl, the COPYs must at least name the keys.
+            let back = sereal::decode(&bytes).unwrap();
+            let Value::Ref(items) = &*back else { panic!() };
+            let frozen = items.as_array().unwrap()[3].clone();
+            assert!(
+                format!("{frozen:?}").contains("\"me\""),
+                "{what}: {frozen:?}"
+            );
+        }
+    }
+}

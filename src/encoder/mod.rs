@@ -399,7 +399,7 @@ impl Encoder {
                 }
                 let mut scratch = std::mem::take(&mut self.scratch);
                 scratch.clear();
-                let r = writer::Writer::new(self, &mut scratch, 0).body(h);
+                let r = writer::Writer::new(self, &mut scratch, 0, 0).body(h);
                 self.seen.clear();
                 self.active.clear();
                 if let Err(e) = r {
@@ -420,7 +420,7 @@ impl Encoder {
         } else {
             body_start - 1
         };
-        writer::Writer::new(self, out, base).body(value)?;
+        writer::Writer::new(self, out, base, body_start).body(value)?;
         if self.opts.compress != Compression::None
             && out.len() - body_start >= self.opts.compress_threshold
         {

@@ -3,6 +3,7 @@
 //! they name once a callback has run.
 
 use crate::value::{Key, Node};
+use hashbrown::hash_map::Entry;
 use hashbrown::{HashMap, HashTable};
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
@@ -200,6 +201,15 @@ impl Seen {
         // SAFETY: as above, for the keys.
         self.retained_keys
             .extend(keys.map(|&a| unsafe { Key::from_addr(a) }));
+    }
+
+    /// Records `key` as written at `off` unless a key of its address was
+    /// recorded already, keeping it alive until the document ends.
+    pub fn note_key(&mut self, key: Key, off: u64) {
+        if let Entry::Vacant(e) = self.keys.entry(key.addr()) {
+            e.insert(off);
+            self.retained_keys.push(key);
+        }
     }
 
     /// Records a node in a table after a callback has run: keeps it alive.

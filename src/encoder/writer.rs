@@ -98,7 +98,9 @@ pub(super) struct Writer<'e> {
     pub opts: &'e EncoderOptions,
     pub seen: &'e mut Seen,
     pub out: &'e mut Vec<u8>,
+    /// Where offsets count from in `out`, and where the body starts.
     pub base: usize,
+    pub body_start: usize,
     pub depth: usize,
     pub callbacks: &'e mut Callbacks,
     /// The node whose body is being written at each depth (entries above the
@@ -122,7 +124,12 @@ impl HasStack for Writer<'_> {
 }
 
 impl<'e> Writer<'e> {
-    pub fn new(enc: &'e mut super::Encoder, out: &'e mut Vec<u8>, base: usize) -> Writer<'e> {
+    pub fn new(
+        enc: &'e mut super::Encoder,
+        out: &'e mut Vec<u8>,
+        base: usize,
+        body_start: usize,
+    ) -> Writer<'e> {
         let guarded = enc.callbacks_possible();
         let snapshot = guarded && enc.opts.policy == CallbackPolicy::Snapshot;
         Writer {
@@ -130,6 +137,7 @@ impl<'e> Writer<'e> {
             seen: &mut enc.seen,
             out,
             base,
+            body_start,
             depth: 0,
             callbacks: &mut enc.callbacks,
             active: &mut enc.active,
@@ -204,6 +212,9 @@ impl<'e> Writer<'e> {
         what: impl Fn() -> String,
         f: impl FnOnce(&mut Callbacks) -> Result<T>,
     ) -> Result<T> {
+        if !self.seen.retaining {
+            self.note_written_keys();
+        }
         self.seen.start_retaining();
         // Depth 1 is the root slot; nodes are entered from depth 2 on. A null
         // entry is a depth whose content the encoder owns (FREEZE values).
@@ -412,11 +423,13 @@ impl<'e> Writer<'e> {
 
     /// Writes a hash key, or `COPY` of its first writing. Perl remembers
     /// every key; a key no other hash holds cannot repeat and is not
-    /// remembered, unless a callback can run: it may make new hashes with
-    /// the key (a FREEZE result, a key added to a hash not written yet).
+    /// remembered, until a callback has run: it may make new hashes with the
+    /// key (a FREEZE result, a key added to a hash not written yet). Before
+    /// the first callback runs, the keys written unremembered are found in
+    /// the output (`note_written_keys`).
     #[inline]
     fn write_key(&mut self, k: &Key) {
-        if !self.opts.no_shared_hashkeys && (self.guarded || k.may_repeat()) {
+        if !self.opts.no_shared_hashkeys && (self.seen.retaining || k.may_repeat()) {
             let addr = k.addr();
             let slot = key_slot(addr);
             let (cached, off) = self.seen.key_cache[slot];
@@ -439,6 +452,33 @@ impl<'e> Writer<'e> {
             }
         }
         self.write_pv(k.as_bytes(), k.is_utf8());
+    }
+
+    /// Remembers every hash key written so far as a string, found by
+    /// scanning the body written so far: a key no other hash held was not
+    /// remembered when written, and a callback may now repeat it. Keys are
+    /// remembered by content, as Perl's shared keys are; the first writing
+    /// of each wins.
+    fn note_written_keys(&mut self) {
+        if self.opts.no_shared_hashkeys {
+            return;
+        }
+        let body = &self.out[self.body_start..];
+        for p in crate::stream::key_positions(body) {
+            let Some(&t) = body.get(p) else { continue };
+            let (len, start) = match t {
+                tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (usize::from(t & 31), p + 1),
+                _ => match protocol::read_varint(&body[p + 1..]) {
+                    Some((n, used)) => (n as usize, p + 1 + used),
+                    None => continue,
+                },
+            };
+            let Some(bytes) = body.get(start..start + len) else {
+                continue;
+            };
+            let off = (self.body_start + p - self.base) as u64;
+            self.seen.note_key(Key::new(bytes, t == tag::STR_UTF8), off);
+        }
     }
 
     /// Writes a slot that is the node itself (`Value::Alias`).
