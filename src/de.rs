@@ -137,27 +137,53 @@ enum Bytes<'de, 'a> {
 
 impl<'de> Deserializer<'de> {
     /// A deserializer for the document `input`, with `opts`' limits.
+    #[inline(always)]
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
+        // The common header (protocol 3 to 5, raw, no suffix) without
+        // building a `Header`.
+        if let Some(len) = Header::raw_len(input) {
+            let body = Cow::Borrowed(&input[len..]);
+            return Ok(Deserializer::over(body, 1, len, None, input.len(), opts));
+        }
         let header = Header::parse(input)?;
         let (body, shift, frame_end) = frame(&opts, input, &header)?;
+        let base = if frame_end.is_some() { 0 } else { header.len };
+        Ok(Deserializer::over(
+            body,
+            shift,
+            base,
+            frame_end,
+            input.len(),
+            opts,
+        ))
+    }
+
+    /// A deserializer over `body`, whose offsets are shifted by `shift` and
+    /// whose errors count from `base` (in the decompressed body if the
+    /// input's frame ended at `frame_end`).
+    #[inline(always)]
+    fn over(
+        body: Cow<'de, [u8]>,
+        shift: usize,
+        base: usize,
+        frame_end: Option<usize>,
+        input_len: usize,
+        opts: DecoderOptions,
+    ) -> Deserializer<'de> {
         let budget = body.len().saturating_mul(64).saturating_add(1 << 16);
         let max_depth = if opts.max_recursion_depth == 0 {
             usize::MAX
         } else {
             opts.max_recursion_depth
         };
-        let (base, in_body) = match frame_end {
-            Some(_) => (0, true),
-            None => (header.len, false),
-        };
-        Ok(Deserializer {
+        Deserializer {
             body,
             pos: 0,
             shift,
             base,
-            in_body,
+            in_body: frame_end.is_some(),
             frame_end,
-            input_len: input.len(),
+            input_len,
             depth: 0,
             max_depth,
             budget,
@@ -165,11 +191,12 @@ impl<'de> Deserializer<'de> {
             stack: Stack::new(),
             seen: None,
             key_copies: Vec::new(),
-        })
+        }
     }
 
     /// Checks that the whole body was read (and, for a compressed
     /// document, that nothing follows its compressed frame).
+    #[inline]
     pub fn end(&self) -> Result<()> {
         if self.pos != self.body.len() {
             return Err(self.err_at(ErrorKind::TrailingData, self.pos));
@@ -291,8 +318,8 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads one value and hands it to `visitor`. The commonest untracked
-    /// scalars (small integers, short strings, varints) are read here;
-    /// the rest by `parse_item`.
+    /// scalars (integers, short strings) are read here; the rest, and
+    /// these when cut short, by `parse_item`.
     #[inline]
     fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
         let at = self.pos;
@@ -329,6 +356,22 @@ impl<'de> Deserializer<'de> {
                     return visitor
                         .visit_u64(u64::from(t))
                         .map_err(|e| self.located(e, at));
+                }
+                Some(&t @ tag::NEG_16..=tag::NEG_1) => {
+                    self.budget -= 1;
+                    self.pos = at + 1;
+                    return visitor
+                        .visit_i64(i64::from(t) - 32)
+                        .map_err(|e| self.located(e, at));
+                }
+                Some(&tag::ZIGZAG) => {
+                    if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 1 + len;
+                        return visitor
+                            .visit_i64(protocol::zigzag_decode(n))
+                            .map_err(|e| self.located(e, at));
+                    }
                 }
                 Some(&tag::VARINT) => {
                     if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {

@@ -132,7 +132,34 @@ impl Header {
     /// let h = sereal::Header::parse(b"=\xF3rl\x05\x00\x01").unwrap();
     /// assert_eq!((h.version, h.len), (5, 6));
     /// ```
+    #[inline(always)]
     pub fn parse(input: &[u8]) -> Result<Header> {
+        if let Some(len) = Header::raw_len(input) {
+            return Ok(Header {
+                version: input[4],
+                compression: Compression::None,
+                legacy_snappy: false,
+                user_data: None,
+                len,
+            });
+        }
+        Header::parse_any(input)
+    }
+
+    /// The length of the header at the start of `input` when it is the
+    /// common one: protocol 3 to 5, raw body, no suffix.
+    #[inline(always)]
+    pub(crate) fn raw_len(input: &[u8]) -> Option<usize> {
+        match *input {
+            [m0, m1, m2, m3, 0x03..=0x05, 0, ..] if [m0, m1, m2, m3] == *protocol::MAGIC_V3 => {
+                Some(6)
+            }
+            _ => None,
+        }
+    }
+
+    #[inline(never)]
+    fn parse_any(input: &[u8]) -> Result<Header> {
         if input.len() >= 5 && input[..5] == protocol::MAGIC_V3_UTF8[..] {
             return Err(Error::at(ErrorKind::Utf8MangledMagic, 0));
         }
@@ -450,10 +477,25 @@ pub fn looks_like_sereal(input: &[u8]) -> bool {
 /// The body bytes of a document, their offset shift, and for a compressed
 /// body the input offset where its frame ends (a raw body ends where its
 /// value does).
+#[inline]
 pub(crate) fn frame<'a>(
     o: &DecoderOptions,
     input: &'a [u8],
     header: &Header,
+) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
+    // Protocol 1 offsets count from the start of the document.
+    let shift = if header.version == 1 { header.len } else { 1 };
+    if header.compression == Compression::None {
+        return Ok((Cow::Borrowed(&input[header.len..]), shift, None));
+    }
+    inflate(o, input, header, shift)
+}
+
+fn inflate<'a>(
+    o: &DecoderOptions,
+    input: &'a [u8],
+    header: &Header,
+    shift: usize,
 ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
     let refused = match header.compression {
         Compression::Snappy => o.refuse_snappy,
@@ -465,12 +507,7 @@ pub(crate) fn frame<'a>(
         let m = format!("{:?} compressed documents are refused", header.compression);
         return Err(Error::at(ErrorKind::Invalid(m), 4));
     }
-    // Protocol 1 offsets count from the start of the document.
-    let shift = if header.version == 1 { header.len } else { 1 };
     let data = &input[header.len..];
-    if header.compression == Compression::None {
-        return Ok((Cow::Borrowed(data), shift, None));
-    }
     let doc_type = if header.legacy_snappy {
         protocol::TYPE_SNAPPY_LEGACY
     } else {
@@ -485,4 +522,31 @@ pub(crate) fn frame<'a>(
         .body(doc_type, data)
         .map_err(|e| e.shifted(header.len, false))?;
     Ok((Cow::Owned(body), shift, Some(header.len + used)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut for the common header gives what the full parse gives,
+    /// for every version-and-type byte, both magic strings and suffixes.
+    #[test]
+    fn common_header_shortcut_agrees_with_the_full_parse() {
+        for magic in [protocol::MAGIC_V1, protocol::MAGIC_V3] {
+            for vt in 0..=255u8 {
+                for suffix in [&[0u8][..], &[1, 0], &[1, 1], &[2, 1, 7], &[]] {
+                    let mut input = magic.to_vec();
+                    input.push(vt);
+                    input.extend_from_slice(suffix);
+                    input.push(0x01);
+                    let full = Header::parse_any(&input);
+                    let fast = Header::parse(&input);
+                    assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{input:02x?}");
+                    if let Some(len) = Header::raw_len(&input) {
+                        assert_eq!(full.unwrap().len, len);
+                    }
+                }
+            }
+        }
+    }
 }
