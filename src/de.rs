@@ -11,7 +11,9 @@
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
 //! from an uncompressed input.
 
-use crate::decoder::{frame, over_limit, string_over_limit, DecoderOptions, Header};
+use crate::decoder::{
+    document_size_check, frame, over_limit, string_over_limit, DecoderOptions, Header,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -139,6 +141,8 @@ impl<'de> Deserializer<'de> {
     /// A deserializer for the document `input`, with `opts`' limits.
     #[inline(always)]
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
+        // The input is the document: refused before it is read.
+        document_size_check(&opts, input.len())?;
         // The common header (protocol 3 to 5, raw, no suffix) without
         // building a `Header`.
         if let Some(len) = Header::raw_len(input) {

@@ -50,7 +50,7 @@
 //! ```
 
 use crate::compress::Compression;
-use crate::decoder::{Decoder, DecoderOptions, Header};
+use crate::decoder::{document_size_check, Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, MAGIC_V1, MAGIC_V3, MAGIC_V3_UTF8, TRACK_FLAG};
 use crate::value::Document;
@@ -861,7 +861,18 @@ impl Incremental {
         }
         let doc = &self.buf[self.start..];
         let left = doc.len();
-        match self.scan.run(doc, self.dec.options()) {
+        let scan = self.scan.run(doc, self.dec.options());
+        // A document known to be longer than the limit is refused before
+        // more of it is buffered.
+        let least = match &scan {
+            Scan::End(len) => *len as u128,
+            _ => self.scan.pos as u128 + self.scan.needed() as u128,
+        };
+        if let Err(e) = document_size_check(self.dec.options(), saturate(least)) {
+            self.failed = true;
+            return Some(Err(e.shifted(self.offset(), false)));
+        }
+        match scan {
             Scan::End(len) => Some(self.decode(len, None)),
             Scan::Invalid { len, fallback } => Some(self.decode(len, fallback)),
             // At the end of the input the decoder has the last word on what is left.

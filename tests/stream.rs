@@ -722,3 +722,109 @@ fn damaged_streams_yield_the_same_documents() {
         }
     }
 }
+
+/// A reader of a document that never ends: a header, a `BINARY` string
+/// claiming `claimed` bytes, then `x` for ever. Counts what it delivered.
+struct Endless {
+    head: Vec<u8>,
+    sent: Rc<Cell<usize>>,
+}
+
+impl Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let at = self.sent.get();
+        let n = buf.len();
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = *self.head.get(at + i).unwrap_or(&b'x');
+        }
+        self.sent.set(at + n);
+        Ok(n)
+    }
+}
+
+#[test]
+fn max_document_size_stops_a_stream_before_it_buffers_the_document() {
+    let mut head = b"=\xF3rl\x05\x00\x26".to_vec(); // BINARY
+    sereal::protocol::write_varint(&mut head, 1 << 40);
+    let sent = Rc::new(Cell::new(0));
+    let dec = Decoder::new(DecoderOptions::new().max_document_size(1 << 20));
+    let mut docs = ReadDocuments::new(
+        Endless {
+            head,
+            sent: sent.clone(),
+        },
+        dec.clone(),
+    );
+    let err = docs.next().unwrap().unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)), "{err}");
+    assert_eq!(err.offset(), Some(1 << 20));
+    // The string's length said it all: one read, not a mebibyte.
+    assert!(sent.get() <= 64 * 1024, "read {} bytes", sent.get());
+    assert!(docs.next().is_none());
+}
+
+#[test]
+fn max_document_size_applies_to_every_decoder_at_its_edge() {
+    let first = encode(&Value::array([1, 2, 3])).unwrap();
+    let long = encode(&Value::bytes([7u8; 300])).unwrap();
+    let zipped = Encoder::new(
+        EncoderOptions::new()
+            .compress(Compression::Zlib)
+            .compress_threshold(0),
+    )
+    .unwrap()
+    .encode(&Value::bytes([7u8; 300]))
+    .unwrap();
+    assert!(zipped.len() < long.len());
+    for (what, doc) in [("raw", &long), ("zlib", &zipped)] {
+        let at_limit = Decoder::new(DecoderOptions::new().max_document_size(doc.len()));
+        let under = Decoder::new(DecoderOptions::new().max_document_size(doc.len() - 1));
+        assert!(at_limit.decode(doc).is_ok(), "{what}");
+        assert!(sereal::from_slice_with::<Value>(doc, at_limit.options().clone()).is_ok());
+        let refused = |r: Result<Document>| {
+            let e = r.unwrap_err();
+            assert!(
+                matches!(e.kind(), ErrorKind::LimitExceeded(_)),
+                "{what}: {e}"
+            );
+            e.offset()
+        };
+        assert_eq!(refused(under.decode(doc)), Some(doc.len() - 1), "{what}");
+        let serde = sereal::from_slice_with::<Value>(doc, under.options().clone()).unwrap_err();
+        assert!(
+            matches!(serde.kind(), ErrorKind::LimitExceeded(_)),
+            "{what}: {serde}"
+        );
+        // In a stream, the small first document passes and the long one
+        // is refused at its own offset plus the limit.
+        let mut stream = first.clone();
+        stream.extend_from_slice(doc);
+        for chunk in [1, 7, 64 * 1024] {
+            let got = push_all(&under, &stream, chunk);
+            assert_eq!(got.len(), 2, "{what} chunk {chunk}");
+            assert_eq!(got[0].as_ref().unwrap(), &Value::array([1, 2, 3]));
+            let e = got[1].as_ref().unwrap_err();
+            assert!(
+                matches!(e.kind(), ErrorKind::LimitExceeded(_)),
+                "{what}: {e}"
+            );
+            assert_eq!(
+                e.offset(),
+                Some(first.len() + doc.len() - 1),
+                "{what} chunk {chunk}"
+            );
+            let pulled = pull_all(&under, &stream, chunk);
+            assert_eq!(pulled.len(), 2);
+            assert!(pulled[1].is_err());
+        }
+        let all: Vec<_> = under.documents(&stream).collect();
+        assert!(all[0].is_ok() && all[1].is_err(), "{what}");
+        assert_eq!(
+            push_all(&at_limit, &stream, 7)
+                .iter()
+                .filter(|d| d.is_ok())
+                .count(),
+            2
+        );
+    }
+}

@@ -55,6 +55,11 @@ pub struct DecoderOptions {
     /// values and regexp patterns, including a `COPY` of one; short strings
     /// (under 32 bytes), hash keys and class names are not limited by it.
     pub max_string_length: usize,
+    /// Maximum size of one document as read, header and (compressed) body
+    /// (default: none). The stream decoders refuse a document as soon as
+    /// it is known to be longer, before they buffer it; the slice decoders
+    /// refuse an input or a document of a stream that is longer.
+    pub max_document_size: usize,
     /// Maximum size of a decompressed body (default 256 MiB). A zlib or
     /// Snappy header claiming more, a zstd frame declaring more, or a zstd
     /// body producing more, is refused before the memory is taken.
@@ -74,6 +79,7 @@ impl Default for DecoderOptions {
             max_num_hash_entries: 0,
             max_num_array_entries: 0,
             max_string_length: 0,
+            max_document_size: 0,
             max_uncompressed_size: 256 << 20,
         }
     }
@@ -106,6 +112,7 @@ impl DecoderOptions {
         max_num_hash_entries: usize,
         max_num_array_entries: usize,
         max_string_length: usize,
+        max_document_size: usize,
         max_uncompressed_size: usize,
     }
 }
@@ -404,6 +411,12 @@ impl Decoder {
     }
 
     fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
+        let (doc, used) = self.any_body_prefix(input, header)?;
+        document_size_check(&self.opts, used)?;
+        Ok((doc, used))
+    }
+
+    fn any_body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
         let (body, shift, end) = frame(&self.opts, input, header)?;
         let reader = Reader::new(&body, shift, self);
         match end {
@@ -418,7 +431,9 @@ impl Decoder {
     }
 
     fn body(&self, input: &[u8], header: &Header) -> Result<Document> {
-        let (v, end) = self.body_prefix(input, header)?;
+        // The input is the document: refused before it is read.
+        document_size_check(&self.opts, input.len())?;
+        let (v, end) = self.any_body_prefix(input, header)?;
         if end != input.len() {
             return Err(Error::at(ErrorKind::TrailingData, end));
         }
@@ -472,6 +487,17 @@ impl Iterator for Documents<'_, '_> {
 /// ```
 pub fn looks_like_sereal(input: &[u8]) -> bool {
     Header::parse(input).is_ok_and(|h| h.len < input.len())
+}
+
+/// The error for a document of `len` bytes over `max_document_size`, at
+/// the offset where the limit is passed.
+pub(crate) fn document_size_check(o: &DecoderOptions, len: usize) -> Result<()> {
+    let max = o.max_document_size;
+    if max != 0 && len > max {
+        let m = format!("document of {len} bytes (limit {max})");
+        return Err(Error::at(ErrorKind::LimitExceeded(m), max));
+    }
+    Ok(())
 }
 
 /// The body bytes of a document, their offset shift, and for a compressed
