@@ -74,7 +74,7 @@ pub fn encoder_options(
         let bad = || Error::new(ErrorKind::BadOption(format!("{name} => {v}")));
         match name.as_str() {
             "protocol_version" => o.protocol_version = u8::try_from(n).map_err(|_| bad())?,
-            "sort_keys" => o.sort_keys = on,
+            "sort_keys" => o = o.sort_keys_level(u64::try_from(n).map_err(|_| bad())?),
             "canonical" => o = o.canonical(on),
             "canonical_refs" => o.canonical_refs = on,
             "dedupe_strings" => o.dedupe_strings = on,

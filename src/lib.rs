@@ -34,7 +34,7 @@ pub mod value;
 pub use compress::Compression;
 pub use de::{from_reader, from_slice, from_slice_with, Deserializer};
 pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents, Header};
-pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions};
+pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions, KeyOrder};
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
 pub use stream::{Incremental, ReadDocuments};

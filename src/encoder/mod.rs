@@ -44,6 +44,15 @@ pub struct EncoderOptions {
     /// Write hash keys sorted (by length, UTF-8 keys first, then bytes), as
     /// Perl's `sort_keys => 1`.
     pub sort_keys: bool,
+    /// Write hash keys in Perl's string order (`cmp`), as Perl's
+    /// `sort_keys => 2` ([`KeyOrder::Cmp`]) and `sort_keys => 3`
+    /// ([`KeyOrder::ReverseCmp`]); it takes precedence over `sort_keys`.
+    /// As Perl then does, keys are written as strings rather than as hash
+    /// keys: never as a `COPY` of an earlier key, and, with
+    /// `dedupe_strings`, as a `COPY` (or `ALIAS`) of an equal earlier string,
+    /// key or value. [`EncoderOptions::sort_keys_level`] sets it from Perl's
+    /// number.
+    pub key_order: Option<KeyOrder>,
     /// Never use the `ARRAYREF_n`/`HASHREF_n` short forms.
     pub canonical_refs: bool,
     /// Write a repeated string value (over 3 bytes) as `COPY` of the first.
@@ -83,6 +92,29 @@ pub struct EncoderOptions {
     pub policy: CallbackPolicy,
 }
 
+/// Perl's string orders for hash keys (see [`EncoderOptions::key_order`]).
+///
+/// Keys compare as Perl's `cmp` compares strings: by code point, a byte
+/// string's bytes being code points 0 to 255 (Latin-1), so a byte string
+/// and a UTF-8 key of the same text are equal (Perl holds them as one key;
+/// here the byte string comes first).
+///
+/// ```
+/// use sereal::{EncoderOptions, KeyOrder, Value};
+/// let opts = EncoderOptions::new().key_order(Some(KeyOrder::Cmp));
+/// let doc = sereal::encode_with(&Value::hash([("b", 1), ("aa", 2)]), &opts).unwrap();
+/// let back = sereal::decode(&doc).unwrap();
+/// let keys: Vec<String> = back.as_ref().unwrap().as_hash().unwrap().keys().map(|k| k.to_string()).collect();
+/// assert_eq!(keys, ["aa", "b"]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOrder {
+    /// Ascending `cmp` order: Perl's `sort_keys => 2`.
+    Cmp,
+    /// Descending `cmp` order: Perl's `sort_keys => 3`.
+    ReverseCmp,
+}
+
 /// What callbacks (FREEZE and stringify handlers) may do to the graph
 /// being encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -108,6 +140,7 @@ impl Default for EncoderOptions {
             compress_threshold: 1024,
             compress_level: None,
             sort_keys: false,
+            key_order: None,
             canonical_refs: false,
             dedupe_strings: false,
             aliased_dedupe_strings: false,
@@ -154,6 +187,8 @@ impl EncoderOptions {
         compress_level: Option<i32>,
         /// Sets `sort_keys`.
         sort_keys: bool,
+        /// Sets `key_order`.
+        key_order: Option<KeyOrder>,
         /// Sets `canonical_refs`.
         canonical_refs: bool,
         /// Sets `dedupe_strings`.
@@ -191,6 +226,27 @@ impl EncoderOptions {
     ) -> Self {
         self.freeze_allow_classes = Some(classes.into_iter().map(Into::into).collect());
         self.freeze_callbacks = true;
+        self
+    }
+
+    /// Perl's `sort_keys => n`: 0 leaves keys in the hash's order, 1 sorts
+    /// them as `sort_keys` does, 2 and 3 in Perl's `cmp` order, ascending
+    /// and descending (`key_order`); more than 3 is 3, as in Perl.
+    ///
+    /// ```
+    /// use sereal::{EncoderOptions, KeyOrder};
+    /// let o = EncoderOptions::new().sort_keys_level(3);
+    /// assert!(o.sort_keys);
+    /// assert_eq!(o.key_order, Some(KeyOrder::ReverseCmp));
+    /// assert_eq!(EncoderOptions::new().sort_keys_level(1).key_order, None);
+    /// ```
+    pub fn sort_keys_level(mut self, n: u64) -> Self {
+        self.sort_keys = n >= 1;
+        self.key_order = match n {
+            0 | 1 => None,
+            2 => Some(KeyOrder::Cmp),
+            _ => Some(KeyOrder::ReverseCmp),
+        };
         self
     }
 

@@ -2,7 +2,7 @@
 
 use super::guard::Scope;
 use super::seen::{key_slot, Seen};
-use super::{CallbackPolicy, Callbacks, EncoderOptions};
+use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -823,7 +823,27 @@ impl<'e> Writer<'e> {
                 }
                 self.out.reserve(2 * n);
                 let entries = h.entries();
-                if self.opts.sort_keys && n > 1 {
+                if let Some(order) = self.opts.key_order {
+                    let mut order_of: Vec<usize> = (0..n).collect();
+                    order_of.sort_by(|&a, &b| {
+                        let c = perl_cmp(&entries[a].0, &entries[b].0);
+                        match order {
+                            KeyOrder::Cmp => c,
+                            KeyOrder::ReverseCmp => c.reverse(),
+                        }
+                    });
+                    // As Perl does in this order, the keys are written as
+                    // strings (its key SVs), not as hash keys.
+                    order_of.into_iter().try_for_each(|i| {
+                        let (k, v) = &entries[i];
+                        self.write_string(k.as_bytes(), k.is_utf8());
+                        if self.plain_scalar(v) {
+                            Ok(())
+                        } else {
+                            self.value(v, held(i))
+                        }
+                    })
+                } else if self.opts.sort_keys && n > 1 {
                     let mut order: Vec<usize> = (0..n).collect();
                     order.sort_unstable_by(|&a, &b| {
                         let (a, b) = (&entries[a].0, &entries[b].0);
@@ -872,4 +892,27 @@ impl<'e> Writer<'e> {
             _ => None,
         }
     }
+}
+
+/// Perl's `cmp` of two hash keys: by code point, a byte string's bytes
+/// being Latin-1 (Perl upgrades it to compare with a UTF-8 string); equal
+/// text with different flags puts the byte string first.
+fn perl_cmp(a: &Key, b: &Key) -> std::cmp::Ordering {
+    if a.is_utf8() == b.is_utf8() {
+        return a.as_bytes().cmp(b.as_bytes());
+    }
+    let upgrade = |k: &Key| -> Vec<u8> {
+        if k.is_utf8() {
+            return k.as_bytes().to_vec();
+        }
+        let mut out = Vec::with_capacity(k.as_bytes().len() * 2);
+        for &byte in k.as_bytes() {
+            let mut buf = [0; 2];
+            out.extend_from_slice(char::from(byte).encode_utf8(&mut buf).as_bytes());
+        }
+        out
+    };
+    upgrade(a)
+        .cmp(&upgrade(b))
+        .then(a.is_utf8().cmp(&b.is_utf8()))
 }

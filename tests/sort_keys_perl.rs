@@ -1,0 +1,241 @@
+//! Perl's `sort_keys => 2` and `=> 3`: hash keys in Perl's `cmp` order,
+//! ascending and descending, written as strings. Checked byte for byte
+//! against Perl's Sereal on random hashes of byte, Latin-1, UTF-8 and
+//! upgraded keys, alone and with `dedupe_strings` / `aliased_dedupe_strings`.
+
+use sereal::{encode_with, EncoderOptions, Hash, Key, KeyOrder, Value};
+use std::fmt::Write as _;
+use std::process::{Command, Stdio};
+
+/// A key of the pool: its text, and whether it is UTF-8 (for text with
+/// only Latin-1 characters: an upgraded string, which Perl keeps flagged).
+const POOL: [(&str, bool); 16] = [
+    ("a", false),
+    ("b", false),
+    ("aa", false),
+    ("ab", false),
+    ("abcd", false),
+    ("abce", false),
+    ("Z", false),
+    ("", false),
+    ("\u{e9}t\u{e9}", false), // bytes e9 74 e9
+    ("\u{e9}", false),
+    ("\u{ff}x", false),
+    ("caf\u{e9}!", true), // upgraded: UTF-8 flagged Latin-1 text
+    ("\u{263a}", true),
+    ("a\u{263a}", true),
+    ("\u{100}", true),
+    ("zz\u{10348}", true),
+];
+
+fn key(i: usize) -> Key {
+    let (text, utf8) = POOL[i];
+    if utf8 {
+        Key::utf8(text)
+    } else {
+        // Latin-1 bytes of the text.
+        Key::bytes(text.chars().map(|c| c as u32 as u8).collect::<Vec<_>>())
+    }
+}
+
+/// The Perl expression of pool key `i`.
+fn perl_key(i: usize) -> String {
+    let (text, utf8) = POOL[i];
+    let mut lit = String::from("\"");
+    for c in text.chars() {
+        write!(lit, "\\x{{{:x}}}", c as u32).unwrap();
+    }
+    lit.push('"');
+    if utf8 {
+        format!("do {{ my $k = {lit}; utf8::upgrade($k); $k }}")
+    } else {
+        lit
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random hash of distinct pool keys whose values are integers, pool
+/// strings (so that values repeat keys) or nested hashes; ours and Perl's.
+fn random_hash(rng: &mut Rng, depth: usize) -> (Value, String) {
+    let n = rng.below(8);
+    let mut used = Vec::new();
+    let mut h = Hash::new();
+    let mut perl = String::from("do { my %h; ");
+    while used.len() < n {
+        let k = rng.below(POOL.len());
+        if used.contains(&k) {
+            continue;
+        }
+        used.push(k);
+        let (v, pv) = match rng.below(3) {
+            0 => {
+                let i = rng.below(1000) as i64;
+                (Value::from(i), i.to_string())
+            }
+            1 if depth < 2 => random_hash(rng, depth + 1),
+            _ => {
+                let s = rng.below(POOL.len());
+                let k = key(s);
+                let v = if k.is_utf8() {
+                    Value::utf8(k.as_str().unwrap())
+                } else {
+                    Value::bytes(k.as_bytes())
+                };
+                (v, perl_key(s))
+            }
+        };
+        h.insert(key(k), v);
+        write!(perl, "$h{{{}}} = {pv}; ", perl_key(k)).unwrap();
+    }
+    perl.push_str("\\%h }");
+    (Value::from(h), perl)
+}
+
+fn perl_available() -> bool {
+    let ok = Command::new("perl")
+        .args(["-MSereal::Encoder", "-e", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIP Perl comparison: Perl's Sereal::Encoder is not installed");
+    }
+    ok
+}
+
+/// Perl's documents for `exprs` under `opts`, one per line in hex.
+fn perl_documents(exprs: &[String], opts: &str) -> Vec<Vec<u8>> {
+    let mut script = format!(
+        "use strict; use warnings; use Sereal::Encoder; \
+         my $e = Sereal::Encoder->new({opts}); my $r;\n"
+    );
+    for e in exprs {
+        writeln!(
+            script,
+            "$r = {e}; print unpack('H*', $e->encode($r)), \"\\n\";"
+        )
+        .unwrap();
+    }
+    let path = std::env::temp_dir().join(format!("sereal-sort-keys-{}.pl", std::process::id()));
+    std::fs::write(&path, &script).unwrap();
+    let out = Command::new("perl")
+        .arg(&path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run perl");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            (0..l.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&l[i..i + 2], 16).unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn sort_keys_2_and_3_write_perls_bytes() {
+    if !perl_available() {
+        return;
+    }
+    let mut rng = Rng(0x5eed_0001);
+    let cases: Vec<(Value, String)> = (0..300).map(|_| random_hash(&mut rng, 0)).collect();
+    let exprs: Vec<String> = cases.iter().map(|(_, p)| p.clone()).collect();
+    let mut wrong = Vec::new();
+    for level in [2u64, 3] {
+        for (extra, set) in [
+            ("", (|o| o) as fn(EncoderOptions) -> EncoderOptions),
+            (", dedupe_strings => 1", |o: EncoderOptions| {
+                o.dedupe_strings(true)
+            }),
+            (", aliased_dedupe_strings => 1", |o: EncoderOptions| {
+                o.aliased_dedupe_strings(true)
+            }),
+            (", canonical_refs => 1", |o: EncoderOptions| {
+                o.canonical_refs(true)
+            }),
+        ] {
+            let perl_opts = format!("{{sort_keys => {level}{extra}}}");
+            let perl = perl_documents(&exprs, &perl_opts);
+            let opts = set(EncoderOptions::new().sort_keys_level(level));
+            for (i, (v, _)) in cases.iter().enumerate() {
+                let ours = encode_with(v, &opts).unwrap();
+                if ours != perl[i] {
+                    wrong.push(format!(
+                        "{perl_opts} case {i} {}\n  ours {:02x?}\n  Perl {:02x?}",
+                        exprs[i], ours, perl[i]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of 2400 differ; first:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(3)].join("\n")
+    );
+}
+
+#[test]
+fn cmp_order_is_by_code_point_across_flags() {
+    let h = Hash::from_iter((0..POOL.len()).map(|i| (key(i), i as i64)));
+    let order = |o: KeyOrder| -> Vec<i64> {
+        let doc = encode_with(
+            &Value::from(h.clone()),
+            &EncoderOptions::new().key_order(Some(o)),
+        )
+        .unwrap();
+        let back = sereal::decode(&doc).unwrap();
+        let got = back.as_ref().unwrap().as_hash().unwrap().clone();
+        got.values().map(|v| v.as_i64().unwrap()).collect()
+    };
+    let up = order(KeyOrder::Cmp);
+    // By code points: "" < "Z" < "a" < "aa" < "ab" < "abcd" < "abce" <
+    // "a\u{263a}" < "b" < "café!" < "zz\u{10348}" < "é" < "été" < "\u{ff}x"
+    // < "\u{100}" < "\u{263a}".
+    assert_eq!(up, [7, 6, 0, 2, 3, 4, 5, 13, 1, 11, 15, 9, 8, 10, 14, 12]);
+    let mut down = order(KeyOrder::ReverseCmp);
+    down.reverse();
+    assert_eq!(down, up);
+    // The same text as bytes and as UTF-8 (two keys here, one in Perl):
+    // the byte string first, in either order.
+    let twins = Hash::from_iter([(Key::utf8("\u{e9}"), 1), (Key::bytes([0xe9]), 2)]);
+    let doc = encode_with(
+        &Value::from(twins),
+        &EncoderOptions::new().key_order(Some(KeyOrder::Cmp)),
+    )
+    .unwrap();
+    let back = sereal::decode(&doc).unwrap();
+    let keys: Vec<bool> = back
+        .as_ref()
+        .unwrap()
+        .as_hash()
+        .unwrap()
+        .keys()
+        .map(|k| k.is_utf8())
+        .collect();
+    assert_eq!(keys, [false, true]);
+}
