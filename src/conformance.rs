@@ -54,18 +54,65 @@ pub enum Outcome {
 }
 
 /// Builds encoder options from Perl option names and values, as in the
-/// corpus's `options` field.
+/// corpus's `options` field. `sort_keys` takes Perl's 0 to 3; the legacy
+/// spellings `use_protocol_v1`, `snappy`, `snappy_incr` and
+/// `snappy_threshold` mean what they mean to Perl 5.003 (each only where
+/// its current form, `protocol_version`, `compress` or
+/// `compress_threshold`, is absent), except that `snappy` with protocol 1
+/// (Perl's non-incremental Snappy framing, which this crate reads but does
+/// not write) is refused.
 ///
 /// ```
 /// let opts = serde_json::json!({"protocol_version": 3, "sort_keys": 1});
 /// let o = sereal::conformance::encoder_options(opts.as_object().unwrap()).unwrap();
 /// assert_eq!((o.protocol_version, o.sort_keys), (3, true));
+///
+/// let legacy = serde_json::json!({"use_protocol_v1": 1, "snappy_incr": 1, "snappy_threshold": 10});
+/// let o = sereal::conformance::encoder_options(legacy.as_object().unwrap()).unwrap();
+/// assert_eq!((o.protocol_version, o.compress, o.compress_threshold), (1, sereal::Compression::Snappy, 10));
 /// ```
 pub fn encoder_options(
     perl: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<EncoderOptions> {
     let mut o = EncoderOptions::new();
-    for (name, v) in perl {
+    let number = |name: &str| {
+        perl.get(name).map(|v| {
+            v.as_i64()
+                .or_else(|| v.as_bool().map(i64::from))
+                .unwrap_or(0)
+        })
+    };
+    // Perl's legacy spellings, resolved as Perl resolves them: they count
+    // only where the current option is absent.
+    let legacy = [
+        "use_protocol_v1",
+        "snappy",
+        "snappy_incr",
+        "snappy_threshold",
+    ];
+    if number("protocol_version").is_none() && number("use_protocol_v1").unwrap_or(0) != 0 {
+        o.protocol_version = 1;
+    }
+    if number("compress").is_none() {
+        let incr = number("snappy_incr").unwrap_or(0) != 0;
+        let plain = number("snappy").unwrap_or(0) != 0;
+        let version = number("protocol_version")
+            .map_or(o.protocol_version, |n| u8::try_from(n).unwrap_or(u8::MAX));
+        if !incr && plain && version == 1 {
+            // Protocol 1's non-incremental Snappy framing is read, not written.
+            return Err(Error::new(ErrorKind::BadOption(
+                "snappy with protocol 1 (non-incremental Snappy is not written; use snappy_incr)"
+                    .into(),
+            )));
+        }
+        if incr || plain {
+            o.compress = Compression::Snappy;
+        }
+    }
+    for (name, v) in perl
+        .iter()
+        .filter(|(name, _)| !legacy.contains(&name.as_str()))
+    {
         let n = v
             .as_i64()
             .or_else(|| v.as_bool().map(i64::from))
@@ -103,6 +150,15 @@ pub fn encoder_options(
                     "unsupported option {name}"
                 ))))
             }
+        }
+    }
+    // Perl's snappy_threshold stands in for compress_threshold with any
+    // Snappy compression, however it was asked for.
+    if o.compress == Compression::Snappy && number("compress_threshold").is_none() {
+        if let Some(t) = number("snappy_threshold") {
+            o.compress_threshold = usize::try_from(t).map_err(|_| {
+                Error::new(ErrorKind::BadOption(format!("snappy_threshold => {t}")))
+            })?;
         }
     }
     Ok(o)
