@@ -6,7 +6,7 @@
 
 use sereal::protocol::write_varint;
 use sereal::{decode, encode_with, EncoderOptions, ErrorKind, Hash, Key, Value};
-use std::process::{Command, Stdio};
+mod common;
 
 /// Sizes either side of each threshold: scanned (12), indexed while read
 /// (13-64), indexed after (65+), unshared keys (256+).
@@ -181,20 +181,6 @@ fn a_value_error_inside_a_large_hash_keeps_its_offset() {
     );
 }
 
-fn perl_available() -> bool {
-    let ok = Command::new("perl")
-        .args(["-MSereal::Encoder", "-MSereal::Decoder", "-e", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("SKIP Perl comparison: Perl's Sereal is not installed");
-    }
-    ok
-}
-
 /// Perl's bytes for `doc(n)` under `opts` (a Perl hash literal). The data
 /// is built in a statement of its own, so that every hash is held once when
 /// it is encoded (a temporary's extra count would make Perl write
@@ -208,24 +194,12 @@ fn perl_doc(n: usize, opts: &str) -> Vec<u8> {
            {{ key7 => 4, nested => {{ key7 => 5 }} }} ]; \
          print Sereal::Encoder->new({opts})->encode($doc);"
     );
-    let out = Command::new("perl")
-        .args(["-e", &script])
-        .env("PERL_HASH_SEED", "0")
-        .env("PERL_PERTURB_KEYS", "0")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run perl");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    common::perl_output(&script)
 }
 
 #[test]
 fn perl_documents_with_large_hashes_reencode_to_perls_bytes() {
-    if !perl_available() {
+    if !common::perl_sereal("Perl comparison of large hashes") {
         return;
     }
     for n in [13, 65, 255, 256, 3000] {

@@ -5,7 +5,7 @@
 
 use sereal::conformance::encoder_options;
 use sereal::{encode_with, Decoder, ErrorKind, Header, Value};
-use std::process::{Command, Stdio};
+mod common;
 
 const CASES: [&str; 14] = [
     r#"{"sort_keys": 1, "use_protocol_v1": 1}"#,
@@ -38,37 +38,13 @@ fn data() -> Value {
 const PERL_DATA: &str =
     "[ map { { name => 'item-' . ($_ % 10), zeta => $_, alpha => 'abcdefgh' } } 0 .. 149 ]";
 
-fn perl_bytes(options_json: &str) -> Option<Vec<u8>> {
-    let ok = Command::new("perl")
-        .args(["-MSereal::Encoder", "-MJSON::PP", "-e", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("SKIP Perl comparison: Perl's Sereal::Encoder (or JSON::PP) is not installed");
-        return None;
-    }
-    let script = format!(
+fn perl_bytes(options_json: &str) -> Vec<u8> {
+    common::perl_output(&format!(
         "use strict; use warnings; use Sereal::Encoder; use JSON::PP; binmode STDOUT; \
          my $o = JSON::PP::decode_json(q({options_json})); \
          my $d = {PERL_DATA}; \
          print Sereal::Encoder->new($o)->encode($d);"
-    );
-    let out = Command::new("perl")
-        .args(["-e", &script])
-        .env("PERL_HASH_SEED", "0")
-        .env("PERL_PERTURB_KEYS", "0")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run perl");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out.stdout)
+    ))
 }
 
 /// The header bytes and the decompressed body of a document.
@@ -81,15 +57,17 @@ fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>) {
 #[test]
 fn legacy_option_spellings_write_perls_bytes() {
     let value = data();
+    let perl = common::perl_sereal("comparison of option spellings with Perl");
     for case in CASES {
         let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(case).unwrap();
         let opts = encoder_options(&map).unwrap_or_else(|e| panic!("{case}: {e}"));
         let ours = encode_with(&value, &opts).unwrap();
         // Our bytes decode to the data whatever Perl says.
         assert_eq!(*sereal::decode(&ours).unwrap(), value, "{case}");
-        let Some(perl) = perl_bytes(case) else {
+        if !perl {
             continue;
-        };
+        }
+        let perl = perl_bytes(case);
         // sort_keys fixes the order of the keys (Perl's is its own). The
         // header (type bits included) and the decompressed body must be
         // Perl's; Snappy's compressed bytes are too, zlib's need not be

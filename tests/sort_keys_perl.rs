@@ -5,7 +5,7 @@
 
 use sereal::{encode_with, EncoderOptions, Hash, Key, KeyOrder, Value};
 use std::fmt::Write as _;
-use std::process::{Command, Stdio};
+mod common;
 
 /// A key of the pool: its text, and whether it is UTF-8 (for text with
 /// only Latin-1 characters: an upgraded string, which Perl keeps flagged).
@@ -103,20 +103,6 @@ fn random_hash(rng: &mut Rng, depth: usize) -> (Value, String) {
     (Value::from(h), perl)
 }
 
-fn perl_available() -> bool {
-    let ok = Command::new("perl")
-        .args(["-MSereal::Encoder", "-e", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("SKIP Perl comparison: Perl's Sereal::Encoder is not installed");
-    }
-    ok
-}
-
 /// Perl's documents for `exprs` under `opts`, one per line in hex.
 fn perl_documents(exprs: &[String], opts: &str) -> Vec<Vec<u8>> {
     let mut script = format!(
@@ -130,20 +116,7 @@ fn perl_documents(exprs: &[String], opts: &str) -> Vec<Vec<u8>> {
         )
         .unwrap();
     }
-    let path = std::env::temp_dir().join(format!("sereal-sort-keys-{}.pl", std::process::id()));
-    std::fs::write(&path, &script).unwrap();
-    let out = Command::new("perl")
-        .arg(&path)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run perl");
-    let _ = std::fs::remove_file(&path);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
+    String::from_utf8(common::perl_output(&script))
         .unwrap()
         .lines()
         .map(|l| {
@@ -157,7 +130,7 @@ fn perl_documents(exprs: &[String], opts: &str) -> Vec<Vec<u8>> {
 
 #[test]
 fn sort_keys_2_and_3_write_perls_bytes() {
-    if !perl_available() {
+    if !common::perl_sereal("sort_keys comparison with Perl") {
         return;
     }
     let mut rng = Rng(0x5eed_0001);

@@ -1,8 +1,10 @@
-//! What several test files share: the Perl 5.003 corpus's profiles and files.
+//! What several test files share: the Perl 5.003 corpus's profiles and
+//! files, and running Perl. (Each test file uses part of it.)
 
 use std::path::PathBuf;
 
 /// The 14 option profiles of the corpus (tests/corpus/README.md).
+#[allow(dead_code)]
 pub const PROFILES: [&str; 14] = [
     "v1",
     "v2",
@@ -21,8 +23,52 @@ pub const PROFILES: [&str; 14] = [
 ];
 
 /// The corpus file of `profile`.
+#[allow(dead_code)]
 pub fn corpus(profile: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/corpus/perl-sereal-5.003")
         .join(format!("{profile}.jsonl.zst"))
+}
+
+/// Whether Perl's Sereal (encoder and decoder) is installed; prints a
+/// notice naming `what` is skipped when it is not.
+#[allow(dead_code)]
+pub fn perl_sereal(what: &str) -> bool {
+    let ok = std::process::Command::new("perl")
+        .args(["-MSereal::Encoder", "-MSereal::Decoder", "-e", "1"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIP {what}: Perl's Sereal is not installed (apt-get install libsereal-perl)");
+    }
+    ok
+}
+
+/// What the Perl program `script` prints (run from a file, so it may be
+/// long), with Perl's hash order fixed; fails the test if Perl fails.
+#[allow(dead_code)]
+pub fn perl_output(script: &str) -> Vec<u8> {
+    let path = std::env::temp_dir().join(format!(
+        "sereal-test-{}-{:?}.pl",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&path, script).expect("write the Perl script");
+    let out = std::process::Command::new("perl")
+        .arg(&path)
+        .env("PERL_HASH_SEED", "0")
+        .env("PERL_PERTURB_KEYS", "0")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run perl");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "perl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
