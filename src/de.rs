@@ -324,7 +324,7 @@ impl<'de> Deserializer<'de> {
     /// Reads one value and hands it to `visitor`. The commonest untracked
     /// scalars (integers, short strings) are read here; the rest, and
     /// these when cut short, by `parse_item`.
-    #[inline]
+    #[inline(always)]
     fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
         let at = self.pos;
         if self.budget > 0 {
@@ -378,6 +378,15 @@ impl<'de> Deserializer<'de> {
                     }
                 }
                 Some(&tag::VARINT) => {
+                    // One byte, inline: a call returning a `Result` through
+                    // memory stalls on reading it back.
+                    if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 2;
+                        return visitor
+                            .visit_u64(u64::from(n))
+                            .map_err(|e| self.located(e, at));
+                    }
                     if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
                         self.budget -= 1;
                         self.pos = at + 1 + len;
@@ -1034,6 +1043,7 @@ struct Elements<'a, 'de> {
 
 impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
     type Error = Error;
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.left == 0 {
             return Ok(None);
