@@ -801,11 +801,18 @@ impl<'j> Builder<'j> {
     }
 
     /// Drops the table, returning the nodes only weak references reach.
+    /// Nodes the JSON describes but nothing reaches may hold strong cycles
+    /// among themselves (`[{"ref":0}]` as node 0 of a document whose body
+    /// is elsewhere): those are freed.
     fn finish(mut self) -> Vec<Ref> {
-        std::mem::take(&mut self.nodes)
-            .into_iter()
+        let nodes = std::mem::take(&mut self.nodes);
+        let keep: Vec<Ref> = nodes
+            .iter()
             .filter(|r| r.strong_count() == 1 && r.weak_count() > 0)
-            .collect()
+            .cloned()
+            .collect();
+        crate::value::collect::collect_cycles(&nodes);
+        keep
     }
 }
 

@@ -1,5 +1,7 @@
 //! Lossless JSON that fails part-way frees the nodes built so far, cycles
-//! included (dhat; found by the `json` fuzz target, fuzz/README.md finding 6).
+//! included, and so does one that succeeds for the nodes its document does
+//! not reach (dhat; found by the `json` fuzz target, fuzz/README.md
+//! findings 6 and 7).
 
 use sereal::json::Document;
 
@@ -33,4 +35,34 @@ fn failed_lossless_json_frees_its_nodes() {
             "a failed from_json leaked its nodes: {json}"
         );
     }
+}
+
+#[test]
+fn lossless_json_frees_the_cycles_its_document_does_not_reach() {
+    let _profiler = dhat::Profiler::builder().testing().build();
+    // Node 2 holds itself and nothing reaches it; node 4 is unreachable and
+    // acyclic; node 5 is reached only weakly (kept alive, as documented).
+    let json: serde_json::Value = serde_json::from_str(
+        r#"{"format":"sereal-lossless-1","protocol":5,"compression":"none","body":{"ref":0},
+            "nodes":[{"array":[{"ref":1},{"ref":1},{"weak":5}]},{"scalar":{"ref":3}},
+                     {"array":[{"ref":3},{"ref":2}]},{"scalar":{"sv":"undef"}},
+                     {"scalar":{"sv":"undef"}},{"array":[]}]}"#,
+    )
+    .unwrap();
+    drop(Document::from_json(&json, true));
+    let before = dhat::HeapStats::get();
+    let doc = Document::from_json(&json, true).expect("valid lossless JSON");
+    assert_eq!(doc.keep_alive.len(), 1);
+    let sereal::Value::Ref(root) = &*doc.body else {
+        panic!("{:?}", doc.body)
+    };
+    let weak = root.as_array().unwrap()[2].clone();
+    assert!(matches!(weak, sereal::Value::Weak(w) if w.upgrade().is_some()));
+    drop(doc);
+    let after = dhat::HeapStats::get();
+    assert_eq!(
+        (after.curr_blocks, after.curr_bytes),
+        (before.curr_blocks, before.curr_bytes),
+        "from_json leaked the nodes its document does not reach"
+    );
 }

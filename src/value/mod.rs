@@ -23,7 +23,7 @@
 //! ```
 
 mod array;
-mod collect;
+pub(crate) mod collect;
 mod document;
 mod eq;
 mod fmt;
