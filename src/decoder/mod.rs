@@ -294,7 +294,7 @@ impl Decoder {
     /// Registers the THAW handler of `class` (Perl's `THAW` class method):
     /// an `OBJECT_FREEZE` of the class decodes to what the handler makes of
     /// the values its FREEZE returned. Without a handler such an object
-    /// decodes to a node of class `class` with a [`Body::Frozen`] body, which
+    /// decodes to a node of class `class` with a [`Body::Frozen`](crate::Body::Frozen) body, which
     /// encodes back as the same `OBJECT_FREEZE` and values. (The bytes can
     /// differ in one case: where FREEZE returned a container its object also
     /// held, Perl wrote it as shared; decoded, only the frozen values hold it.)
