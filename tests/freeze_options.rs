@@ -97,3 +97,38 @@ fn decoder_object_options_apply_to_frozen_objects() {
         "{err}"
     );
 }
+
+/// The allow-list compares class names as Perl does, as text: a Latin-1
+/// byte-string class matches its UTF-8 spelling, and a class name that is
+/// not text never matches a list entry by a lossy conversion.
+#[test]
+fn allow_list_matches_class_names_as_text() {
+    use sereal::Key;
+    let frozen = |class: Key, allow: &str| -> bool {
+        let mut enc = Encoder::new(EncoderOptions::new().freeze_allow_classes([allow])).unwrap();
+        enc.on_freeze(class.clone(), |_| Ok(vec![Value::from(1)]));
+        let v = Value::Ref(Ref::hash(Default::default()).blessed(class));
+        match enc.encode(&v) {
+            Ok(doc) => doc[6] == 0x32,
+            Err(e) => {
+                assert!(
+                    matches!(e.kind(), ErrorKind::Callback(m) if m.contains("freeze_allow_classes")),
+                    "{e}"
+                );
+                false
+            }
+        }
+    };
+    assert!(frozen(Key::utf8("Café"), "Café"));
+    assert!(
+        frozen(Key::bytes(b"Caf\xe9"), "Café"),
+        "Latin-1 bytes of the same text"
+    );
+    assert!(frozen(Key::bytes(b"Point"), "Point"));
+    assert!(
+        !frozen(Key::bytes(b"Caf\xff"), "Caf\u{fffd}"),
+        "no lossy match"
+    );
+    assert!(!frozen(Key::bytes(b"Cafe"), "Café"));
+    assert!(!frozen(Key::utf8("Point2"), "Point"));
+}

@@ -296,6 +296,8 @@ struct Callbacks {
 /// ```
 pub struct Encoder {
     opts: EncoderOptions,
+    // `freeze_allow_classes` as the bytes Perl compares (UTF-8)
+    allowed: Option<hashbrown::HashSet<Box<[u8]>>>,
     seen: Seen,
     callbacks: Callbacks,
     active: Vec<*const Node>,
@@ -309,8 +311,13 @@ impl Encoder {
     /// An encoder with `options`; errors on an invalid combination.
     pub fn new(options: EncoderOptions) -> Result<Encoder> {
         options.validate()?;
+        let allowed = options
+            .freeze_allow_classes
+            .as_ref()
+            .map(|c| c.iter().map(|c| c.as_bytes().into()).collect());
         Ok(Encoder {
             opts: options,
+            allowed,
             seen: Seen::default(),
             callbacks: Callbacks::default(),
             active: Vec::new(),

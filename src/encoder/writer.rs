@@ -96,6 +96,8 @@ enum Via {
 
 pub(super) struct Writer<'e> {
     pub opts: &'e EncoderOptions,
+    /// The classes FREEZE may run for (`freeze_allow_classes`), as UTF-8.
+    pub allowed: Option<&'e hashbrown::HashSet<Box<[u8]>>>,
     pub seen: &'e mut Seen,
     pub out: &'e mut Vec<u8>,
     /// Where offsets count from in `out`, and where the body starts.
@@ -134,6 +136,7 @@ impl<'e> Writer<'e> {
         let snapshot = guarded && enc.opts.policy == CallbackPolicy::Snapshot;
         Writer {
             opts: &enc.opts,
+            allowed: enc.allowed.as_ref(),
             seen: &mut enc.seen,
             out,
             base,
@@ -582,14 +585,14 @@ impl<'e> Writer<'e> {
         if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains_key(class) {
             return Ok(None);
         }
-        if let Some(allow) = &self.opts.freeze_allow_classes {
-            let name = String::from_utf8_lossy(class.as_bytes());
-            if !allow.iter().any(|c| *c == name) {
+        if let Some(allowed) = self.allowed {
+            if !allowed.contains(&*text_bytes(class)) {
                 if self.opts.freeze_deny_serialize {
                     return Ok(None);
                 }
                 return Err(Error::new(ErrorKind::Callback(format!(
-                    "FREEZE not allowed for class '{name}' (not in freeze_allow_classes)"
+                    "FREEZE not allowed for class '{}' (not in freeze_allow_classes)",
+                    String::from_utf8_lossy(class.as_bytes())
                 ))));
             }
         }
@@ -894,6 +897,20 @@ impl<'e> Writer<'e> {
     }
 }
 
+/// A key's text as UTF-8: its bytes, or for a byte string, its Latin-1
+/// bytes as UTF-8 (Perl holds `"caf\xe9"` and UTF-8 `"café"` as one name).
+fn text_bytes(k: &Key) -> std::borrow::Cow<'_, [u8]> {
+    if k.is_utf8() || k.as_bytes().is_ascii() {
+        return std::borrow::Cow::Borrowed(k.as_bytes());
+    }
+    let mut out = Vec::with_capacity(k.as_bytes().len() * 2);
+    for &byte in k.as_bytes() {
+        let mut buf = [0; 2];
+        out.extend_from_slice(char::from(byte).encode_utf8(&mut buf).as_bytes());
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Perl's `cmp` of two hash keys: by code point, a byte string's bytes
 /// being Latin-1 (Perl upgrades it to compare with a UTF-8 string); equal
 /// text with different flags puts the byte string first.
@@ -901,18 +918,7 @@ fn perl_cmp(a: &Key, b: &Key) -> std::cmp::Ordering {
     if a.is_utf8() == b.is_utf8() {
         return a.as_bytes().cmp(b.as_bytes());
     }
-    let upgrade = |k: &Key| -> Vec<u8> {
-        if k.is_utf8() {
-            return k.as_bytes().to_vec();
-        }
-        let mut out = Vec::with_capacity(k.as_bytes().len() * 2);
-        for &byte in k.as_bytes() {
-            let mut buf = [0; 2];
-            out.extend_from_slice(char::from(byte).encode_utf8(&mut buf).as_bytes());
-        }
-        out
-    };
-    upgrade(a)
-        .cmp(&upgrade(b))
+    text_bytes(a)
+        .cmp(&text_bytes(b))
         .then(a.is_utf8().cmp(&b.is_utf8()))
 }
