@@ -132,3 +132,66 @@ fn allow_list_matches_class_names_as_text() {
     assert!(!frozen(Key::bytes(b"Cafe"), "Café"));
     assert!(!frozen(Key::utf8("Point2"), "Point"));
 }
+
+/// Perl 5.008's `thaw_allow_classes` and `thaw_deny_action`: THAW runs
+/// only for the listed classes (names compared as text); another class
+/// fails the decode at its OBJECT_FREEZE, or with `thaw_deny_raw` stays a
+/// frozen object, as without a handler. Classes without a handler are not
+/// affected.
+#[test]
+fn thaw_allow_list_and_deny_action() {
+    use sereal::Key;
+    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    for class in ["Point", "Caf\u{e9}", "Other"] {
+        enc.on_freeze(class, |_| Ok(vec![Value::from(7)]));
+    }
+    enc.on_freeze(Key::bytes(b"Caf\xe9"), |_| Ok(vec![Value::from(8)]));
+    let obj = |class: Key| Value::Ref(Ref::hash(Default::default()).blessed(class));
+    let doc = enc
+        .encode(&Value::array([
+            obj(Key::from("Point")),
+            obj(Key::bytes(b"Caf\xe9")),
+            obj(Key::from("Other")),
+        ]))
+        .unwrap();
+    let decoder = |opts: DecoderOptions| {
+        let mut dec = Decoder::new(opts);
+        for class in ["Point", "Other"] {
+            dec.on_thaw(class, |c, _| Ok(Value::from(format!("thawed {c}"))));
+        }
+        dec.on_thaw(Key::bytes(b"Caf\xe9"), |_, _| {
+            Ok(Value::from("thawed cafe"))
+        });
+        dec
+    };
+    let items = |v: &Value| -> Vec<String> {
+        let Value::Ref(r) = v else { panic!("{v:?}") };
+        r.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| match x {
+                Value::Ref(n) if matches!(&*n.body(), Body::Frozen(_)) => {
+                    format!("frozen {}", n.class().unwrap())
+                }
+                other => other.as_str().unwrap().to_owned(),
+            })
+            .collect()
+    };
+    // No list: every handler runs.
+    let all = decoder(DecoderOptions::new()).decode(&doc).unwrap();
+    assert_eq!(items(&all), ["thawed Point", "thawed cafe", "thawed Other"]);
+    // The Latin-1 class matches its UTF-8 spelling; Other is not listed.
+    let listed = || DecoderOptions::new().thaw_allow_classes(["Point", "Caf\u{e9}"]);
+    let err = decoder(listed()).decode(&doc).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Callback(m) if m.contains("'Other'") && m.contains("thaw_allow_classes")),
+        "{err}"
+    );
+    let raw = decoder(listed().thaw_deny_raw(true)).decode(&doc).unwrap();
+    assert_eq!(items(&raw), ["thawed Point", "thawed cafe", "frozen Other"]);
+    // The raw object encodes back as the frozen object it was.
+    let again = Decoder::default()
+        .decode(&sereal::encode(&raw).unwrap())
+        .unwrap();
+    assert_eq!(items(&again)[2], "frozen Other");
+}

@@ -55,6 +55,16 @@ pub struct DecoderOptions {
     /// values and regexp patterns, including a `COPY` of one; short strings
     /// (under 32 bytes), hash keys and class names are not limited by it.
     pub max_string_length: usize,
+    /// Perl's `thaw_allow_classes`: the classes whose THAW handler may run
+    /// (default: every class with one). A frozen object of another class
+    /// fails the decode, or with `thaw_deny_raw` stays frozen. Names
+    /// compare as text, as in Perl.
+    pub thaw_allow_classes: Option<Vec<String>>,
+    /// Perl's `thaw_deny_action => 'raw'`: a frozen object whose class
+    /// `thaw_allow_classes` leaves out decodes as it does without a
+    /// handler (a node of its class with a [`Body::Frozen`](crate::Body::Frozen)
+    /// body) instead of failing the decode.
+    pub thaw_deny_raw: bool,
     /// Maximum size of one document as read, header and (compressed) body
     /// (default: none). The stream decoders refuse a document as soon as
     /// it is known to be longer, before they buffer it; the slice decoders
@@ -79,6 +89,8 @@ impl Default for DecoderOptions {
             max_num_hash_entries: 0,
             max_num_array_entries: 0,
             max_string_length: 0,
+            thaw_allow_classes: None,
+            thaw_deny_raw: false,
             max_document_size: 0,
             max_uncompressed_size: 256 << 20,
         }
@@ -101,6 +113,21 @@ impl DecoderOptions {
         Self::default()
     }
 
+    /// Sets `thaw_allow_classes`.
+    ///
+    /// ```
+    /// use sereal::DecoderOptions;
+    /// let o = DecoderOptions::new().thaw_allow_classes(["My::Point"]);
+    /// assert_eq!(o.thaw_allow_classes, Some(vec!["My::Point".to_string()]));
+    /// ```
+    pub fn thaw_allow_classes<S: Into<String>>(
+        mut self,
+        classes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.thaw_allow_classes = Some(classes.into_iter().map(Into::into).collect());
+        self
+    }
+
     setters! {
         refuse_snappy: bool,
         refuse_zlib: bool,
@@ -112,6 +139,7 @@ impl DecoderOptions {
         max_num_hash_entries: usize,
         max_num_array_entries: usize,
         max_string_length: usize,
+        thaw_deny_raw: bool,
         max_document_size: usize,
         max_uncompressed_size: usize,
     }
@@ -258,6 +286,8 @@ type ThawFn = Rc<dyn Fn(&Key, Vec<Value>) -> Result<Value>>;
 pub struct Decoder {
     opts: DecoderOptions,
     thaw: HashMap<Key, ThawFn>,
+    // `thaw_allow_classes` as the bytes Perl compares (UTF-8)
+    thaw_allowed: Option<hashbrown::HashSet<Box<[u8]>>>,
 }
 
 impl std::fmt::Debug for Decoder {
@@ -285,9 +315,14 @@ pub fn decode(input: &[u8]) -> Result<Document> {
 impl Decoder {
     /// A decoder with `options`.
     pub fn new(options: DecoderOptions) -> Decoder {
+        let thaw_allowed = options
+            .thaw_allow_classes
+            .as_ref()
+            .map(|c| c.iter().map(|c| c.as_bytes().into()).collect());
         Decoder {
             opts: options,
             thaw: HashMap::new(),
+            thaw_allowed,
         }
     }
 

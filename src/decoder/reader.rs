@@ -22,6 +22,7 @@ pub(super) struct Reader<'a, 'o> {
     shift: usize,
     opts: &'o DecoderOptions,
     thaw: &'o HashMap<Key, ThawFn>,
+    thaw_allowed: Option<&'o hashbrown::HashSet<Box<[u8]>>>,
     depth: usize,
     tracked: HashMap<usize, Tracked>,
     /// Hash keys and class names read so far, by position (increasing: the
@@ -72,6 +73,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             shift,
             opts: &dec.opts,
             thaw: &dec.thaw,
+            thaw_allowed: dec.thaw_allowed.as_ref(),
             depth: 0,
             tracked: HashMap::new(),
             keys: ReadKeys::default(),
@@ -772,12 +774,26 @@ impl Reader<'_, '_> {
             Body::Array(a) => a,
             _ => unreachable!("node_from_tag(ARRAY) makes an array"),
         };
-        let Some(thaw) = self.thaw.get(&class).cloned() else {
+        let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
+        let thaw = match (self.thaw.get(&class), self.thaw_allowed) {
+            (Some(_), Some(allowed)) if !allowed.contains(&*class.text()) => {
+                if !self.opts.thaw_deny_raw {
+                    return Err(self.err_at(
+                        ErrorKind::Callback(format!(
+                            "THAW not allowed for class '{name}' (not in thaw_allow_classes)"
+                        )),
+                        at,
+                    ));
+                }
+                None
+            }
+            (t, _) => t.cloned(),
+        };
+        let Some(thaw) = thaw else {
             node.set_body(Body::Frozen(items));
             node.bless(class);
             return Ok(wrap(node));
         };
-        let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
         let object = thaw(&class, items.into_vec()).map_err(|e| {
             self.err_at(
                 ErrorKind::Callback(format!("THAW callback of class '{name}' failed: {e}")),

@@ -586,7 +586,7 @@ impl<'e> Writer<'e> {
             return Ok(None);
         }
         if let Some(allowed) = self.allowed {
-            if !allowed.contains(&*text_bytes(class)) {
+            if !allowed.contains(&*class.text()) {
                 if self.opts.freeze_deny_serialize {
                     return Ok(None);
                 }
@@ -897,20 +897,6 @@ impl<'e> Writer<'e> {
     }
 }
 
-/// A key's text as UTF-8: its bytes, or for a byte string, its Latin-1
-/// bytes as UTF-8 (Perl holds `"caf\xe9"` and UTF-8 `"café"` as one name).
-fn text_bytes(k: &Key) -> std::borrow::Cow<'_, [u8]> {
-    if k.is_utf8() || k.as_bytes().is_ascii() {
-        return std::borrow::Cow::Borrowed(k.as_bytes());
-    }
-    let mut out = Vec::with_capacity(k.as_bytes().len() * 2);
-    for &byte in k.as_bytes() {
-        let mut buf = [0; 2];
-        out.extend_from_slice(char::from(byte).encode_utf8(&mut buf).as_bytes());
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 /// Perl's `cmp` of two hash keys: by code point, a byte string's bytes
 /// being Latin-1 (Perl upgrades it to compare with a UTF-8 string); equal
 /// text with different flags puts the byte string first.
@@ -918,7 +904,5 @@ fn perl_cmp(a: &Key, b: &Key) -> std::cmp::Ordering {
     if a.is_utf8() == b.is_utf8() {
         return a.as_bytes().cmp(b.as_bytes());
     }
-    text_bytes(a)
-        .cmp(&text_bytes(b))
-        .then(a.is_utf8().cmp(&b.is_utf8()))
+    a.text().cmp(&b.text()).then(a.is_utf8().cmp(&b.is_utf8()))
 }

@@ -133,6 +133,22 @@ impl Key {
         rehash(&self.0)
     }
 
+    /// The key's text as UTF-8 bytes: its bytes, or for a byte string its
+    /// Latin-1 bytes as UTF-8 (Perl holds `"caf\xe9"` and UTF-8 `"café"`
+    /// as one name).
+    pub(crate) fn text(&self) -> std::borrow::Cow<'_, [u8]> {
+        let b = self.as_bytes();
+        if self.is_utf8() || b.is_ascii() {
+            return std::borrow::Cow::Borrowed(b);
+        }
+        let mut out = Vec::with_capacity(b.len() * 2);
+        for &byte in b {
+            let mut buf = [0; 2];
+            out.extend_from_slice(char::from(byte).encode_utf8(&mut buf).as_bytes());
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     /// Whether the key has these bytes and this UTF-8 flag.
     #[inline]
     pub(crate) fn is(&self, utf8: bool, bytes: &[u8]) -> bool {
