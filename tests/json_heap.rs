@@ -8,6 +8,16 @@ use sereal::json::Document;
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
+/// Fails with `what` unless the heap holds what it held at `before`.
+fn assert_heap_is(before: &dhat::HeapStats, what: &str) {
+    let after = dhat::HeapStats::get();
+    assert_eq!(
+        (after.curr_blocks, after.curr_bytes),
+        (before.curr_blocks, before.curr_bytes),
+        "{what}"
+    );
+}
+
 #[test]
 fn failed_lossless_json_frees_its_nodes() {
     let _profiler = dhat::Profiler::builder().testing().build();
@@ -28,11 +38,9 @@ fn failed_lossless_json_frees_its_nodes() {
         let before = dhat::HeapStats::get();
         let err = Document::from_json(json, true).expect_err("the JSON is malformed");
         drop(err);
-        let after = dhat::HeapStats::get();
-        assert_eq!(
-            (after.curr_blocks, after.curr_bytes),
-            (before.curr_blocks, before.curr_bytes),
-            "a failed from_json leaked its nodes: {json}"
+        assert_heap_is(
+            &before,
+            &format!("a failed from_json leaked its nodes: {json}"),
         );
     }
 }
@@ -59,10 +67,8 @@ fn lossless_json_frees_the_cycles_its_document_does_not_reach() {
     let weak = root.as_array().unwrap()[2].clone();
     assert!(matches!(weak, sereal::Value::Weak(w) if w.upgrade().is_some()));
     drop(doc);
-    let after = dhat::HeapStats::get();
-    assert_eq!(
-        (after.curr_blocks, after.curr_bytes),
-        (before.curr_blocks, before.curr_bytes),
-        "from_json leaked the nodes its document does not reach"
+    assert_heap_is(
+        &before,
+        "from_json leaked the nodes its document does not reach",
     );
 }
