@@ -8,8 +8,10 @@ use sereal::json::Document;
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
-/// Fails with `what` unless the heap holds what it held at `before`.
-fn assert_heap_is(before: &dhat::HeapStats, what: &str) {
+/// Fails with `what` unless the heap holds what it held at `before`
+/// (`what` is formatted only then: a message built first would be on the
+/// heap).
+fn assert_heap_is(before: &dhat::HeapStats, what: std::fmt::Arguments) {
     let after = dhat::HeapStats::get();
     assert_eq!(
         (after.curr_blocks, after.curr_bytes),
@@ -40,7 +42,7 @@ fn failed_lossless_json_frees_its_nodes() {
         drop(err);
         assert_heap_is(
             &before,
-            &format!("a failed from_json leaked its nodes: {json}"),
+            format_args!("a failed from_json leaked its nodes: {json}"),
         );
     }
 }
@@ -69,6 +71,6 @@ fn lossless_json_frees_the_cycles_its_document_does_not_reach() {
     drop(doc);
     assert_heap_is(
         &before,
-        "from_json leaked the nodes its document does not reach",
+        format_args!("from_json leaked the nodes its document does not reach"),
     );
 }
