@@ -75,13 +75,7 @@ pub fn encoder_options(
     perl: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<EncoderOptions> {
     let mut o = EncoderOptions::new();
-    let number = |name: &str| {
-        perl.get(name).map(|v| {
-            v.as_i64()
-                .or_else(|| v.as_bool().map(i64::from))
-                .unwrap_or(0)
-        })
-    };
+    let number = |name: &str| perl.get(name).map(perl_number);
     // Perl's legacy spellings, resolved as Perl resolves them: they count
     // only where the current option is absent.
     let legacy = [
@@ -113,10 +107,7 @@ pub fn encoder_options(
         .iter()
         .filter(|(name, _)| !legacy.contains(&name.as_str()))
     {
-        let n = v
-            .as_i64()
-            .or_else(|| v.as_bool().map(i64::from))
-            .unwrap_or(0);
+        let n = perl_number(v);
         let on = n != 0;
         let bad = || Error::new(ErrorKind::BadOption(format!("{name} => {v}")));
         match name.as_str() {
@@ -212,6 +203,14 @@ pub fn read_cases(path: &Path) -> std::io::Result<Vec<Case>> {
         });
     }
     Ok(cases)
+}
+
+/// An option's value as Perl's `SvIV` sees it (booleans as 0 and 1,
+/// anything else as 0).
+fn perl_number(v: &serde_json::Value) -> i64 {
+    v.as_i64()
+        .or_else(|| v.as_bool().map(i64::from))
+        .unwrap_or(0)
 }
 
 /// The header bytes and the (decompressed) body of a document.

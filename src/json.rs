@@ -70,7 +70,9 @@ use crate::compress::Compression;
 use crate::decoder::{Decoder, Header};
 use crate::encoder::Encoder;
 use crate::error::{Error, ErrorKind, Result};
-use crate::value::{Array, Body, Hash, Key, Ref, Regexp, Str, Value};
+use crate::value::{
+    latin1_to_string, string_to_latin1, Array, Body, Hash, Key, Ref, Regexp, Str, Value,
+};
 use serde_json::{json, Map, Number, Value as Json};
 use std::collections::HashMap;
 
@@ -310,25 +312,16 @@ fn compression_from_name(s: &str) -> Option<Compression> {
 // ---------------------------------------------------------------------------
 // Strings, keys and floats
 
-/// Bytes as text, one character U+0000 to U+00FF per byte.
-fn latin1(bytes: &[u8]) -> String {
-    bytes.iter().map(|&b| char::from(b)).collect()
-}
-
-fn from_latin1(s: &str) -> Option<Vec<u8>> {
-    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
-}
-
 /// A string (or key) with its UTF-8 flag, in the lossless forms.
 fn str_json(bytes: &[u8], utf8: bool) -> Json {
     match (utf8, std::str::from_utf8(bytes)) {
         (false, _) if bytes.is_ascii() => {
             Json::String(String::from_utf8(bytes.to_vec()).unwrap_or_default())
         }
-        (false, _) => json!({"bytes": latin1(bytes)}),
+        (false, _) => json!({"bytes": latin1_to_string(bytes)}),
         (true, Ok(s)) if s.is_ascii() => json!({"utf8": s}),
         (true, Ok(s)) => Json::String(s.to_owned()),
-        (true, Err(_)) => json!({"utf8_bytes": latin1(bytes)}),
+        (true, Err(_)) => json!({"utf8_bytes": latin1_to_string(bytes)}),
     }
 }
 
@@ -344,7 +337,7 @@ fn str_from_json(j: &Json, path: &Path) -> Result<Option<(Vec<u8>, bool)>> {
                     .ok_or_else(|| invalid(&path.with(k), "expected a string"))
             };
             let bytes = |s: &str| {
-                from_latin1(s).ok_or_else(|| {
+                string_to_latin1(s).ok_or_else(|| {
                     invalid(
                         &path.with(k),
                         "a character above U+00FF (one character stands for one byte here)",
@@ -863,7 +856,7 @@ impl Plain {
             Value::Float128(b) => float_plain(float128_to_f64(b)),
             Value::Bytes(s) => Json::String(match std::str::from_utf8(s.as_bytes()) {
                 Ok(t) => t.to_owned(),
-                Err(_) => latin1(s.as_bytes()),
+                Err(_) => latin1_to_string(s.as_bytes()),
             }),
             Value::Utf8(s) => Json::String(String::from_utf8_lossy(s.as_bytes()).into_owned()),
             Value::Ref(r) | Value::Alias(r) => self.node(r)?,
@@ -902,7 +895,7 @@ impl Plain {
                         .map(|(k, v)| {
                             let key = match k.as_str() {
                                 Some(s) => s.to_owned(),
-                                None if !k.is_utf8() => latin1(k.as_bytes()),
+                                None if !k.is_utf8() => latin1_to_string(k.as_bytes()),
                                 None => String::from_utf8_lossy(k.as_bytes()).into_owned(),
                             };
                             (key, v)

@@ -4,7 +4,7 @@
 use crate::compress::{Compression, Inflate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol;
-use crate::value::{Document, Key, Value};
+use crate::value::{ClassNames, Document, Key, Value};
 use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -286,8 +286,8 @@ type ThawFn = Rc<dyn Fn(&Key, Vec<Value>) -> Result<Value>>;
 pub struct Decoder {
     opts: DecoderOptions,
     thaw: HashMap<Key, ThawFn>,
-    // `thaw_allow_classes` as the bytes Perl compares (UTF-8)
-    thaw_allowed: Option<hashbrown::HashSet<Box<[u8]>>>,
+    // `thaw_allow_classes`, as Perl compares them
+    thaw_allowed: Option<ClassNames>,
 }
 
 impl std::fmt::Debug for Decoder {
@@ -315,10 +315,7 @@ pub fn decode(input: &[u8]) -> Result<Document> {
 impl Decoder {
     /// A decoder with `options`.
     pub fn new(options: DecoderOptions) -> Decoder {
-        let thaw_allowed = options
-            .thaw_allow_classes
-            .as_ref()
-            .map(|c| c.iter().map(|c| c.as_bytes().into()).collect());
+        let thaw_allowed = options.thaw_allow_classes.as_deref().map(ClassNames::new);
         Decoder {
             opts: options,
             thaw: HashMap::new(),

@@ -5,7 +5,7 @@ use super::{Decoder, DecoderOptions, ThawFn};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{Array, Body, Document, Hash, Key, Ref, Regexp, Str, Value};
+use crate::value::{Array, Body, ClassNames, Document, Hash, Key, Ref, Regexp, Str, Value};
 use hashbrown::HashMap;
 
 /// Hashes of at least this many entries get unshared keys (see `Key`).
@@ -22,7 +22,7 @@ pub(super) struct Reader<'a, 'o> {
     shift: usize,
     opts: &'o DecoderOptions,
     thaw: &'o HashMap<Key, ThawFn>,
-    thaw_allowed: Option<&'o hashbrown::HashSet<Box<[u8]>>>,
+    thaw_allowed: Option<&'o ClassNames>,
     depth: usize,
     tracked: HashMap<usize, Tracked>,
     /// Hash keys and class names read so far, by position (increasing: the
@@ -436,9 +436,9 @@ impl<'a, 'o> Reader<'a, 'o> {
     }
 
     /// The entries of a hash of more than `BATCH_INDEX`: read first, then
-    /// indexed in one loop (see `Hash::unindexed`).
+    /// indexed in one loop (see `Hash::push_unindexed`).
     fn large_hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
-        let mut h = Hash::unindexed(n);
+        let mut h = Hash::with_capacity(n);
         // The keys of a large hash are not interned (see `Key`).
         let make = if n >= UNSHARED_KEYS {
             Key::unshared
@@ -776,7 +776,7 @@ impl Reader<'_, '_> {
         };
         let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
         let thaw = match (self.thaw.get(&class), self.thaw_allowed) {
-            (Some(_), Some(allowed)) if !allowed.contains(&*class.text()) => {
+            (Some(_), Some(allowed)) if !allowed.contains(&class) => {
                 if !self.opts.thaw_deny_raw {
                     return Err(self.err_at(
                         ErrorKind::Callback(format!(

@@ -14,7 +14,7 @@ pub(crate) use guard::note_refused_mutation;
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol;
-use crate::value::{Foreign, Key, Node, Ref, Value};
+use crate::value::{ClassNames, Foreign, Key, Node, Ref, Value};
 use seen::Seen;
 use std::collections::HashMap;
 
@@ -296,8 +296,8 @@ struct Callbacks {
 /// ```
 pub struct Encoder {
     opts: EncoderOptions,
-    // `freeze_allow_classes` as the bytes Perl compares (UTF-8)
-    allowed: Option<hashbrown::HashSet<Box<[u8]>>>,
+    // `freeze_allow_classes`, as Perl compares them
+    allowed: Option<ClassNames>,
     seen: Seen,
     callbacks: Callbacks,
     active: Vec<*const Node>,
@@ -311,10 +311,7 @@ impl Encoder {
     /// An encoder with `options`; errors on an invalid combination.
     pub fn new(options: EncoderOptions) -> Result<Encoder> {
         options.validate()?;
-        let allowed = options
-            .freeze_allow_classes
-            .as_ref()
-            .map(|c| c.iter().map(|c| c.as_bytes().into()).collect());
+        let allowed = options.freeze_allow_classes.as_deref().map(ClassNames::new);
         Ok(Encoder {
             opts: options,
             allowed,

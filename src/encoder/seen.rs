@@ -2,7 +2,7 @@
 //! COPY, OBJECTV and string deduplication, and the retention of everything
 //! they name once a callback has run.
 
-use crate::value::{Key, Node};
+use crate::value::{string_to_latin1, Key, Node};
 use hashbrown::hash_map::Entry;
 use hashbrown::{HashMap, HashTable};
 use std::hash::{BuildHasher, Hasher};
@@ -89,8 +89,7 @@ impl Dedupe {
 }
 
 fn latin1_downgrade(utf8: &[u8]) -> Option<Vec<u8>> {
-    let s = std::str::from_utf8(utf8).ok()?;
-    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+    string_to_latin1(std::str::from_utf8(utf8).ok()?)
 }
 
 /// Slots of the key cache: many more than the distinct keys of typical

@@ -6,7 +6,7 @@ use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{Body, Foreign, Key, Node, Ref, Value};
+use crate::value::{Body, ClassNames, Foreign, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
 
@@ -96,8 +96,8 @@ enum Via {
 
 pub(super) struct Writer<'e> {
     pub opts: &'e EncoderOptions,
-    /// The classes FREEZE may run for (`freeze_allow_classes`), as UTF-8.
-    pub allowed: Option<&'e hashbrown::HashSet<Box<[u8]>>>,
+    /// The classes FREEZE may run for (`freeze_allow_classes`).
+    pub allowed: Option<&'e ClassNames>,
     pub seen: &'e mut Seen,
     pub out: &'e mut Vec<u8>,
     /// Where offsets count from in `out`, and where the body starts.
@@ -586,7 +586,7 @@ impl<'e> Writer<'e> {
             return Ok(None);
         }
         if let Some(allowed) = self.allowed {
-            if !allowed.contains(&*class.text()) {
+            if !allowed.contains(class) {
                 if self.opts.freeze_deny_serialize {
                     return Ok(None);
                 }
@@ -808,13 +808,10 @@ impl<'e> Writer<'e> {
                     self.tag_varint(tag::ARRAY, n as u64);
                 }
                 self.out.reserve(n);
-                items.iter().enumerate().try_for_each(|(i, v)| {
-                    if self.plain_scalar(v) {
-                        Ok(())
-                    } else {
-                        self.value(v, held(i))
-                    }
-                })
+                items
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, v)| self.element(v, held(i)))
             }
             Body::Hash(h) => {
                 let n = h.len();
@@ -826,45 +823,39 @@ impl<'e> Writer<'e> {
                 }
                 self.out.reserve(2 * n);
                 let entries = h.entries();
-                if let Some(order) = self.opts.key_order {
-                    let mut order_of: Vec<usize> = (0..n).collect();
-                    order_of.sort_by(|&a, &b| {
+                // In Perl's cmp order, Perl writes the keys as strings (its
+                // key SVs), not as hash keys.
+                let as_strings = self.opts.key_order.is_some();
+                let order = match self.opts.key_order {
+                    Some(o) => Some(sorted(n, |a, b| {
                         let c = perl_cmp(&entries[a].0, &entries[b].0);
-                        match order {
+                        match o {
                             KeyOrder::Cmp => c,
                             KeyOrder::ReverseCmp => c.reverse(),
                         }
-                    });
-                    // As Perl does in this order, the keys are written as
-                    // strings (its key SVs), not as hash keys.
-                    order_of.into_iter().try_for_each(|i| {
-                        let (k, v) = &entries[i];
-                        self.write_string(k.as_bytes(), k.is_utf8());
-                        if self.plain_scalar(v) {
-                            Ok(())
-                        } else {
-                            self.value(v, held(i))
-                        }
-                    })
-                } else if self.opts.sort_keys && n > 1 {
-                    let mut order: Vec<usize> = (0..n).collect();
-                    order.sort_unstable_by(|&a, &b| {
+                    })),
+                    None if self.opts.sort_keys && n > 1 => Some(sorted(n, |a, b| {
                         let (a, b) = (&entries[a].0, &entries[b].0);
                         (a.as_bytes().len(), !a.is_utf8(), a.as_bytes()).cmp(&(
                             b.as_bytes().len(),
                             !b.is_utf8(),
                             b.as_bytes(),
                         ))
-                    });
-                    order.into_iter().try_for_each(|i| {
-                        let (k, v) = &entries[i];
-                        self.entry(k, v, held(i))
-                    })
-                } else {
-                    entries
-                        .iter()
-                        .enumerate()
-                        .try_for_each(|(i, (k, v))| self.entry(k, v, held(i)))
+                    })),
+                    None => None,
+                };
+                let entry = |i: usize| {
+                    let (k, v) = &entries[i];
+                    if as_strings {
+                        self.write_string(k.as_bytes(), k.is_utf8());
+                    } else {
+                        self.write_key(k);
+                    }
+                    self.element(v, held(i))
+                };
+                match order {
+                    Some(order) => order.into_iter().try_for_each(entry),
+                    None => (0..n).try_for_each(entry),
                 }
             }
             Body::Regexp(re) => {
@@ -876,9 +867,10 @@ impl<'e> Writer<'e> {
         }
     }
 
+    /// An array element or hash value: a plain scalar written at once, or
+    /// anything else by `value`.
     #[inline(always)]
-    fn entry(&mut self, k: &Key, v: &Value, held: Held) -> Result<()> {
-        self.write_key(k);
+    fn element(&mut self, v: &Value, held: Held) -> Result<()> {
         if self.plain_scalar(v) {
             Ok(())
         } else {
@@ -895,6 +887,13 @@ impl<'e> Writer<'e> {
             _ => None,
         }
     }
+}
+
+/// `0..n` sorted by `cmp`.
+fn sorted(n: usize, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by(|&a, &b| cmp(a, b));
+    order
 }
 
 /// Perl's `cmp` of two hash keys: by code point, a byte string's bytes

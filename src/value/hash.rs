@@ -134,20 +134,40 @@ impl Hash {
     }
 
     /// Re-derives the representation from the entries: an index exactly
-    /// when there are more than `SCAN_LIMIT` of them.
-    fn reindex(&mut self) {
+    /// when there are more than `SCAN_LIMIT` of them. Gives the position of
+    /// the first entry whose key repeats an earlier one (what the index
+    /// finds on the way; a scanned hash is not checked).
+    fn reindex(&mut self) -> Result<(), usize> {
         let entries = std::mem::take(self.entries_mut());
         if entries.len() <= SCAN_LIMIT {
             self.0 = Repr::Small(entries);
-            return;
+            return Ok(());
         }
         let mut index = HashTable::with_capacity(entries.len());
+        let mut dup = None;
         for (i, (k, _)) in entries.iter().enumerate() {
-            index.insert_unique(k.content_hash(), i as u32, |&j| {
-                entries[j as usize].0.content_hash()
-            });
+            match index.entry(
+                k.content_hash(),
+                |&j| &entries[j as usize].0 == k,
+                |&j| entries[j as usize].0.content_hash(),
+            ) {
+                hashbrown::hash_table::Entry::Occupied(_) => {
+                    dup = Some(i);
+                    break;
+                }
+                hashbrown::hash_table::Entry::Vacant(e) => {
+                    e.insert(i as u32);
+                }
+            }
         }
         self.0 = Repr::Indexed(Box::new(Indexed { entries, index }));
+        dup.map_or(Ok(()), Err)
+    }
+
+    /// `reindex` of a hash whose keys are known to be distinct.
+    fn reindex_distinct(&mut self) {
+        let distinct = self.reindex();
+        debug_assert!(distinct.is_ok(), "a hash held a key twice");
     }
 
     /// Inserts or replaces the value for `key`; returns the old value.
@@ -173,7 +193,7 @@ impl Hash {
                 }
                 push_entry(v, key);
                 if v.len() > SCAN_LIMIT {
-                    self.reindex();
+                    self.reindex_distinct();
                 }
             }
             Repr::Indexed(ix) => {
@@ -196,17 +216,11 @@ impl Hash {
         Ok(v)
     }
 
-    /// An empty hash for `n` entries pushed with [`Hash::push_unindexed`]
-    /// and then indexed once by [`Hash::index_all`]: inserting every key
-    /// in one loop lets the processor overlap the index's cache misses,
-    /// which a loop that also parses values between them serializes.
-    pub(crate) fn unindexed(n: usize) -> Hash {
-        Hash::with_capacity(n)
-    }
-
     /// Appends `(key, Undef)` without indexing it, and returns the value's
-    /// slot. The hash must come from [`Hash::unindexed`] and be finished by
-    /// [`Hash::index_all`] before any other use.
+    /// slot; [`Hash::index_all`] must index the hash before any other use.
+    /// Inserting every key in one loop afterwards lets the processor overlap
+    /// the index's cache misses, which a loop that also parses values
+    /// between them serializes.
     #[inline]
     pub(crate) fn push_unindexed(&mut self, key: Key) -> &mut Value {
         let entries = self.entries_mut();
@@ -217,45 +231,12 @@ impl Hash {
     /// Indexes the entries pushed by [`Hash::push_unindexed`]; gives the
     /// position of the first entry whose key repeats an earlier one.
     pub(crate) fn index_all(&mut self) -> Result<(), usize> {
-        match &mut self.0 {
-            Repr::Small(v) => {
-                match (1..v.len()).find(|&i| v[..i].iter().any(|(k, _)| k == &v[i].0)) {
-                    Some(i) => Err(i),
-                    None => {
-                        if v.len() > SCAN_LIMIT {
-                            self.reindex_checked()?;
-                        }
-                        Ok(())
-                    }
-                }
-            }
-            Repr::Indexed(_) => self.reindex_checked(),
-        }
-    }
-
-    /// Rebuilds the index of a hash of more than `SCAN_LIMIT` entries;
-    /// gives the position of the first repeated key.
-    fn reindex_checked(&mut self) -> Result<(), usize> {
-        let entries = std::mem::take(self.entries_mut());
-        let mut index = HashTable::with_capacity(entries.len());
-        let mut dup = None;
-        for (i, (k, _)) in entries.iter().enumerate() {
-            match index.entry(
-                k.content_hash(),
-                |&j| &entries[j as usize].0 == k,
-                |&j| entries[j as usize].0.content_hash(),
-            ) {
-                hashbrown::hash_table::Entry::Occupied(_) => {
-                    dup = Some(i);
-                    break;
-                }
-                hashbrown::hash_table::Entry::Vacant(e) => {
-                    e.insert(i as u32);
-                }
+        if let Repr::Small(v) = &self.0 {
+            if let Some(i) = (1..v.len()).find(|&i| v[..i].iter().any(|(k, _)| k == &v[i].0)) {
+                return Err(i);
             }
         }
-        self.0 = Repr::Indexed(Box::new(Indexed { entries, index }));
-        dup.map_or(Ok(()), Err)
+        self.reindex()
     }
 
     /// Appends an entry whose key the caller knows is not present.
@@ -264,7 +245,7 @@ impl Hash {
             Repr::Small(v) => {
                 v.push((key, value));
                 if v.len() > SCAN_LIMIT {
-                    self.reindex();
+                    self.reindex_distinct();
                 }
             }
             Repr::Indexed(ix) => {
@@ -305,7 +286,7 @@ impl Hash {
         let i = self.position_str(key.as_bytes())?;
         let (_, v) = self.entries_mut().remove(i);
         if matches!(self.0, Repr::Indexed(_)) {
-            self.reindex();
+            self.reindex_distinct();
         }
         Some(v)
     }

@@ -1,6 +1,6 @@
 //! `Key`: interned hash keys and class names.
 
-use super::str::{write_quoted, Str};
+use super::str::{latin1_to_string, write_quoted, Str};
 use hashbrown::HashTable;
 use std::cell::RefCell;
 use std::fmt;
@@ -141,12 +141,7 @@ impl Key {
         if self.is_utf8() || b.is_ascii() {
             return std::borrow::Cow::Borrowed(b);
         }
-        let mut out = Vec::with_capacity(b.len() * 2);
-        for &byte in b {
-            let mut buf = [0; 2];
-            out.extend_from_slice(char::from(byte).encode_utf8(&mut buf).as_bytes());
-        }
-        std::borrow::Cow::Owned(out)
+        std::borrow::Cow::Owned(latin1_to_string(b).into_bytes())
     }
 
     /// Whether the key has these bytes and this UTF-8 flag.
@@ -212,6 +207,21 @@ impl Key {
     #[inline]
     pub(crate) fn addr(&self) -> usize {
         Rc::as_ptr(&self.0) as usize
+    }
+}
+
+/// Class names as Perl compares them: as text (see `Key::text`), so a
+/// Latin-1 byte-string class matches its UTF-8 spelling.
+#[derive(Clone, Default)]
+pub(crate) struct ClassNames(hashbrown::HashSet<Box<[u8]>>);
+
+impl ClassNames {
+    pub(crate) fn new(names: &[String]) -> ClassNames {
+        ClassNames(names.iter().map(|n| n.as_bytes().into()).collect())
+    }
+
+    pub(crate) fn contains(&self, class: &Key) -> bool {
+        self.0.contains(&*class.text())
     }
 }
 

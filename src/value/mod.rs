@@ -35,8 +35,10 @@ mod str;
 pub use self::array::Array;
 pub use self::document::Document;
 pub use self::hash::Hash;
+pub(crate) use self::key::ClassNames;
 pub use self::key::Key;
 pub use self::str::Str;
+pub(crate) use self::str::{latin1_to_string, string_to_latin1};
 
 use crate::error::{Error, ErrorKind, Result};
 use std::cell::{self, RefCell, UnsafeCell};

@@ -228,6 +228,17 @@ impl fmt::Debug for Str {
     }
 }
 
+/// Bytes read as Latin-1 (one character U+0000 to U+00FF per byte), as
+/// Perl upgrades a byte string to compare it with a UTF-8 one.
+pub(crate) fn latin1_to_string(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// The Latin-1 bytes of `s`, when every character is under U+0100.
+pub(crate) fn string_to_latin1(s: &str) -> Option<Vec<u8>> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
 /// Writes bytes as a double-quoted string, escaping what is not printable.
 pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
     f.write_str("\"")?;
