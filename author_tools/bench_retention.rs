@@ -69,6 +69,10 @@ pub struct Args {
     /// Allowed growth over `--baseline`, in percent.
     #[arg(long, default_value_t = 5.0)]
     tolerance: f64,
+    /// Peak RSS growth over `--baseline` below this many KiB is never a
+    /// failure (identical runs differ by a few hundred KiB).
+    #[arg(long, default_value_t = 1024)]
+    rss_slack_kb: u64,
     /// Run every case for every implementation, each in a fresh process,
     /// and print a table of median ms, peak RSS and ratios to Perl (of the
     /// decoders with --decode).
@@ -281,7 +285,14 @@ fn single(args: &Args) -> Result<bool, String> {
         }
     }
     if let Some(path) = &args.baseline {
-        ok &= compare::check_baseline(&run, path, args.tolerance)?;
+        ok &= compare::check_baseline(
+            &run,
+            path,
+            compare::Tolerance {
+                percent: args.tolerance,
+                rss_slack_kb: args.rss_slack_kb,
+            },
+        )?;
     }
     Ok(ok)
 }

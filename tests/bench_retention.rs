@@ -115,6 +115,25 @@ fn rss_and_baseline_checks_fail_on_growth() {
     ]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("baseline bytes: now"), "{out}");
+    // peak RSS: growth within the absolute slack passes even past 5% ...
+    let rss = saved_rss(&json);
+    let (code, out, _) = bench_against(&json, rss.saturating_sub(400), &dir, &[]);
+    assert_eq!(code, 0, "{out}");
+    // ... and growth past both the slack and the percentage fails
+    let (code, out, _) = bench_against(
+        &json,
+        rss.saturating_sub(1500),
+        &dir,
+        &["--rss-slack-kb", "100"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("peak_rss_kb") && out.contains("exceeds the 5% tolerance"),
+        "{out}"
+    );
+    let (code, out, _) = bench_against(&json, rss / 2, &dir, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("exceeds the 5% tolerance"), "{out}");
     // twice the records: the output grows well beyond 5%
     let (code, out, _) = bench(&[
         "--case",
@@ -129,6 +148,48 @@ fn rss_and_baseline_checks_fail_on_growth() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("exceeds the 5% tolerance"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `peak_rss_kb` of a `--json` line.
+fn saved_rss(json: &str) -> u64 {
+    let at = json
+        .find("\"peak_rss_kb\":")
+        .expect("peak_rss_kb in the JSON line")
+        + 14;
+    json[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+/// Runs the 2000-record case against `json` with its peak RSS replaced by
+/// `rss` KiB.
+fn bench_against(
+    json: &str,
+    rss: u64,
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> (i32, String, String) {
+    let edited = json.replace(
+        &format!("\"peak_rss_kb\":{}", saved_rss(json)),
+        &format!("\"peak_rss_kb\":{rss}"),
+    );
+    let path = dir.join("edited.json");
+    std::fs::write(&path, edited).unwrap();
+    let mut args = vec![
+        "--case",
+        "records",
+        "--count",
+        "2000",
+        "--iterations",
+        "1",
+        "--baseline",
+        path.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    bench(&args)
 }
 
 /// Whether Perl's Sereal::Encoder and Decoder are installed.
