@@ -143,8 +143,21 @@ impl Run {
     }
 }
 
-/// The process's peak resident set size in KiB (getrusage).
+/// The process's own peak resident set size in KiB: `VmHWM` of
+/// `/proc/self/status`, as the Perl side reads it. Where there is no
+/// `/proc`, getrusage's `ru_maxrss`, which (unlike `VmHWM`) survives `exec`
+/// and so also counts a launcher's peak, such as `cargo run`'s.
 fn peak_rss_kb() -> u64 {
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        });
+    if let Some(kb) = hwm {
+        return kb;
+    }
     let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage fills the struct it is given.
     let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };

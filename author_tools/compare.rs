@@ -151,7 +151,7 @@ impl Plan {
 }
 
 fn perl_script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("author_tools/bench_retention.pl")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench_retention.pl")
 }
 
 /// Whether Perl's Sereal::Encoder and Decoder are installed.

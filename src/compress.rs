@@ -2,7 +2,10 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, TYPE_RAW, TYPE_SNAPPY, TYPE_ZLIB, TYPE_ZSTD};
-use std::io::{Read, Write};
+#[cfg(any(feature = "zlib", feature = "zstd"))]
+use std::io::Read;
+#[cfg(feature = "zlib")]
+use std::io::Write;
 
 /// Body compression, Perl's `compress` option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -30,11 +33,59 @@ impl Compression {
     }
 }
 
+impl Compression {
+    /// The cargo feature that builds this codec in (`None` for no
+    /// compression).
+    ///
+    /// ```
+    /// assert_eq!(sereal::Compression::Zstd.feature(), Some("zstd"));
+    /// ```
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            Compression::None => None,
+            Compression::Snappy => Some("snappy"),
+            Compression::Zlib => Some("zlib"),
+            Compression::Zstd => Some("zstd"),
+        }
+    }
+
+    /// Whether this build of the crate can compress and decompress with this
+    /// codec: its cargo feature is on (always true for `None`).
+    ///
+    /// ```
+    /// assert!(sereal::Compression::None.is_available());
+    /// ```
+    pub fn is_available(self) -> bool {
+        match self {
+            Compression::None => true,
+            Compression::Snappy => cfg!(feature = "snappy"),
+            Compression::Zlib => cfg!(feature = "zlib"),
+            Compression::Zstd => cfg!(feature = "zstd"),
+        }
+    }
+
+    /// The compression of a document type, `None` for raw and unknown types.
+    fn of_doc_type(t: u8) -> Option<Compression> {
+        match t {
+            TYPE_SNAPPY | protocol::TYPE_SNAPPY_LEGACY => Some(Compression::Snappy),
+            TYPE_ZLIB => Some(Compression::Zlib),
+            TYPE_ZSTD => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+}
+
+/// The error for a codec this build leaves out.
+fn missing(c: Compression) -> Error {
+    Error::new(ErrorKind::MissingFeature(c.feature().unwrap_or("")))
+}
+
 /// Checks a compression choice against the protocol version and level, with
-/// Perl's rules.
+/// Perl's rules, and against the codecs this build has.
 pub(crate) fn check(c: Compression, version: u8, level: Option<i32>) -> Result<()> {
     let bad = |m: String| Err(Error::new(ErrorKind::BadOption(m)));
     match c {
+        _ if !c.is_available() => Err(missing(c)),
         Compression::Zlib | Compression::Zstd if version < 3 => bad(format!(
             "{c:?} compression needs protocol version 3 or later, not {version}"
         )),
@@ -91,26 +142,35 @@ fn write_padded_varint(out: &mut Vec<u8>, mut n: u64, width: usize) {
 /// Compresses `body` and frames it as Sereal does, with Perl's padded length
 /// varints; `None` when compression does not make the body smaller, in which
 /// case Perl (and this crate) writes the document uncompressed.
+#[cfg_attr(
+    not(any(feature = "snappy", feature = "zlib", feature = "zstd")),
+    allow(unreachable_code, unused_variables)
+)]
 pub(crate) fn compress_body(
     c: Compression,
     level: Option<i32>,
     body: &[u8],
 ) -> Result<Option<Vec<u8>>> {
     let fail = |e: &dyn std::fmt::Display| Error::new(ErrorKind::Compression(e.to_string()));
-    let packed = match c {
+    #[allow(unreachable_patterns)] // every codec built in
+    let packed: Vec<u8> = match c {
         Compression::None => return Ok(None),
+        #[cfg(feature = "snappy")]
         Compression::Snappy => snap::raw::Encoder::new()
             .compress_vec(body)
             .map_err(|e| fail(&e))?,
+        #[cfg(feature = "zlib")]
         Compression::Zlib => {
             let lvl = level.unwrap_or(6).clamp(1, 9) as u32;
             let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(lvl));
             z.write_all(body).map_err(|e| fail(&e))?;
             z.finish().map_err(|e| fail(&e))?
         }
+        #[cfg(feature = "zstd")]
         Compression::Zstd => {
             zstd::bulk::compress(body, level.unwrap_or(3)).map_err(|e| fail(&e))?
         }
+        _ => return Err(missing(c)),
     };
     if packed.len() >= body.len() {
         return Ok(None);
@@ -127,11 +187,16 @@ pub(crate) fn compress_body(
 }
 
 /// Limits for decompression.
+#[cfg_attr(
+    not(any(feature = "snappy", feature = "zlib", feature = "zstd")),
+    allow(dead_code)
+)]
 pub(crate) struct Inflate {
     pub max_size: usize,
 }
 
 impl Inflate {
+    #[cfg(any(feature = "snappy", feature = "zlib", feature = "zstd"))]
     fn too_big(&self, n: u64, at: usize) -> Error {
         let m = format!(
             "uncompressed body of {n} bytes exceeds max_uncompressed_size ({})",
@@ -143,6 +208,10 @@ impl Inflate {
     /// Decompresses a body of document type `doc_type` from `data` (which
     /// starts right after the header): the body, and the bytes of `data` its
     /// frame took. Errors carry offsets into `data`.
+    #[cfg_attr(
+        not(any(feature = "snappy", feature = "zlib", feature = "zstd")),
+        allow(unreachable_code, unused_variables)
+    )]
     pub(crate) fn body(&self, doc_type: u8, data: &[u8]) -> Result<(Vec<u8>, usize)> {
         let trunc = || Error::at(ErrorKind::Truncated, data.len());
         let varint_at = |pos: usize| {
@@ -164,8 +233,14 @@ impl Inflate {
         let bad = |pos: usize, e: &dyn std::fmt::Display| {
             Error::at(ErrorKind::Decompression(e.to_string()), pos)
         };
+        if let Some(c) = Compression::of_doc_type(doc_type).filter(|c| !c.is_available()) {
+            return Err(missing(c).or_at(0, false));
+        }
+        #[allow(unreachable_patterns)] // every codec built in
         match doc_type {
+            #[cfg(feature = "snappy")]
             protocol::TYPE_SNAPPY_LEGACY => Ok((self.snappy(data, 0)?, data.len())),
+            #[cfg(feature = "snappy")]
             TYPE_SNAPPY => {
                 let (len, n) = varint_at(0)?;
                 let end = n
@@ -174,6 +249,7 @@ impl Inflate {
                     .ok_or_else(trunc)?;
                 Ok((self.snappy(&data[n..end], n)?, end))
             }
+            #[cfg(feature = "zlib")]
             TYPE_ZLIB => {
                 let (ulen, n1) = varint_at(0)?;
                 let (clen, n2) = varint_at(n1)?;
@@ -208,6 +284,7 @@ impl Inflate {
                 }
                 Ok((out, end))
             }
+            #[cfg(feature = "zstd")]
             TYPE_ZSTD => {
                 let (clen, n) = varint_at(0)?;
                 let end = n
@@ -249,6 +326,7 @@ impl Inflate {
         }
     }
 
+    #[cfg(feature = "snappy")]
     fn snappy(&self, blob: &[u8], at: usize) -> Result<Vec<u8>> {
         let len = snap::raw::decompress_len(blob)
             .map_err(|e| Error::at(ErrorKind::Decompression(e.to_string()), at))?;

@@ -53,6 +53,9 @@ pub enum ErrorKind {
     /// A value the format cannot carry (see `undef_unknown`,
     /// `stringify_unknown`).
     Unsupported(String),
+    /// The document is compressed with a codec this build of the crate
+    /// leaves out: the name of the cargo feature that builds it in.
+    MissingFeature(&'static str),
     /// Any other inconsistency in the document.
     Invalid(String),
 }
@@ -188,6 +191,10 @@ impl fmt::Display for ErrorKind {
             ),
             ErrorKind::Callback(m) => write!(f, "{m}"),
             ErrorKind::Unsupported(m) => write!(f, "{m}"),
+            ErrorKind::MissingFeature(name) => write!(
+                f,
+                "{name} compression is not built in: enable the `{name}` cargo feature of the sereal crate"
+            ),
             ErrorKind::Invalid(m) => write!(f, "{m}"),
         }
     }

@@ -19,23 +19,29 @@
 #![warn(missing_docs)]
 
 pub mod compress;
+#[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "serde")]
 pub mod de;
 pub mod decoder;
 pub mod encoder;
 pub mod error;
+#[cfg(feature = "json")]
 pub mod json;
 pub mod protocol;
+#[cfg(feature = "serde")]
 pub mod ser;
 mod stack;
 pub mod stream;
 pub mod value;
 
 pub use compress::Compression;
+#[cfg(feature = "serde")]
 pub use de::{from_reader, from_slice, from_slice_with, Deserializer};
 pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents, Header};
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions, KeyOrder};
 pub use error::{Error, ErrorKind, Result};
+#[cfg(feature = "serde")]
 pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
 pub use stream::{Incremental, ReadDocuments};
 pub use value::{

@@ -69,7 +69,7 @@ fn record(i: u64) -> Record {
     Record {
         id: i,
         name: format!("user{i}"),
-        email: (i % 3 != 0).then(|| format!("user{i}@example.com")),
+        email: (!i.is_multiple_of(3)).then(|| format!("user{i}@example.com")),
         score: i as f64 * 1.5 + 0.1,
         active: i % 2 == 1,
         tags: vec![format!("t{}", i % 7), "é".into()],

@@ -13,6 +13,7 @@ use std::rc::Rc;
 mod reader;
 
 use reader::Reader;
+#[cfg(feature = "serde")]
 pub(crate) use reader::{over_limit, string_over_limit};
 
 /// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`

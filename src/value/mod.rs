@@ -29,6 +29,7 @@ mod eq;
 mod fmt;
 mod hash;
 mod key;
+#[cfg(feature = "serde")]
 mod serde;
 mod str;
 
@@ -37,8 +38,10 @@ pub use self::document::Document;
 pub use self::hash::Hash;
 pub(crate) use self::key::ClassNames;
 pub use self::key::Key;
+#[cfg(feature = "json")]
+pub(crate) use self::str::latin1_to_string;
+pub(crate) use self::str::string_to_latin1;
 pub use self::str::Str;
-pub(crate) use self::str::{latin1_to_string, string_to_latin1};
 
 use crate::error::{Error, ErrorKind, Result};
 use std::cell::{self, RefCell, UnsafeCell};

@@ -1,6 +1,5 @@
 //! `sereal`: inspect, convert, validate and check Sereal documents.
 
-#[path = "sereal/walk.rs"]
 mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};

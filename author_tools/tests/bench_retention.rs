@@ -230,10 +230,7 @@ fn perl_decode_prints_the_same_line_format() {
         eprintln!("Perl's Sereal is not installed (apt-get install -y libsereal-perl): skipped");
         return;
     }
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/author_tools/bench_retention.pl"
-    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench_retention.pl");
     for case in ["arrays", "frozen"] {
         let out = Command::new("perl")
             .args([

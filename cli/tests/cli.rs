@@ -61,14 +61,14 @@ fn validate_reports_each_file_and_fails_on_any_error() {
 fn conformance_prints_the_summary_line() {
     let corpus = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/perl-sereal-5.003/v3.jsonl.zst"
+        "/../tests/corpus/perl-sereal-5.003/v3.jsonl.zst"
     );
     let (code, out) = sereal(&["conformance", corpus], b"");
     assert_eq!(code, 0, "{out}");
     assert_eq!(out.lines().last(), Some("1408 passed, 0 failed"));
     let freeze = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/perl-sereal-5.003/v5_freeze.jsonl.zst"
+        "/../tests/corpus/perl-sereal-5.003/v5_freeze.jsonl.zst"
     );
     let (code, out) = sereal(&["conformance", freeze], b"");
     assert_eq!(code, 0, "{out}");
@@ -105,7 +105,7 @@ fn text(b: &[u8]) -> String {
 
 fn canon(profile: &str, id: u64) -> Vec<u8> {
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus/perl-sereal-5.003")
+        .join("../tests/corpus/perl-sereal-5.003")
         .join(format!("{profile}.jsonl.zst"));
     read_cases(&path)
         .unwrap()
@@ -325,7 +325,7 @@ fn lossless_round_trip_through_the_binary() {
     let mut checked = 0;
     for (p, opts) in profiles {
         let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/corpus/perl-sereal-5.003")
+            .join("../tests/corpus/perl-sereal-5.003")
             .join(format!("{p}.jsonl.zst"));
         for c in read_cases(&path).unwrap() {
             // the 13 extra cases (sharing, cycles, weak refs, objects,
