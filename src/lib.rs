@@ -28,6 +28,7 @@ pub mod encoder;
 pub mod error;
 #[cfg(feature = "json")]
 pub mod json;
+mod local;
 pub mod protocol;
 #[cfg(feature = "serde")]
 pub mod ser;
@@ -45,9 +46,27 @@ pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
 pub use stream::{Incremental, ReadDocuments};
 pub use value::{
-    Array, Body, Document, Foreign, Hash, Key, Node, Ref, Regexp, Str, Value, WeakRef,
+    Array, Body, Document, Foreign, Hash, Key, Node, NotSendable, Ref, Regexp, SendDocument, Str,
+    Value, WeakRef,
 };
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+// The codecs, their options and their errors can be moved to and shared
+// between threads (README, "Threads"); a field that breaks this fails the
+// build here.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Encoder>();
+    send_sync::<Decoder>();
+    send_sync::<EncoderOptions>();
+    send_sync::<DecoderOptions>();
+    send_sync::<Error>();
+    send_sync::<Header>();
+    send_sync::<Incremental>();
+    send_sync::<ReadDocuments<std::fs::File>>();
+    const fn send<T: Send>() {}
+    send::<SendDocument>();
+};

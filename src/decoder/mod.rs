@@ -3,12 +3,13 @@
 
 use crate::compress::{Compression, Inflate};
 use crate::error::{Error, ErrorKind, Result};
+use crate::local::{elsewhere, Handler, ThreadBound};
 use crate::protocol;
-use crate::value::{ClassNames, Document, Key, Value};
-use hashbrown::HashMap;
+use crate::value::{ClassMap, ClassNames, Document, Key, Value};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 mod reader;
 
@@ -273,7 +274,26 @@ impl Header {
 }
 
 /// A THAW handler: the class and the values FREEZE returned, to the object.
-type ThawFn = Rc<dyn Fn(&Key, Vec<Value>) -> Result<Value>>;
+type ThawFn = dyn Fn(&Key, Vec<Value>) -> Result<Value>;
+type Thaw = Handler<Arc<dyn Fn(&Key, Vec<Value>) -> Result<Value> + Send + Sync>, Rc<ThawFn>>;
+
+/// Runs the THAW handler `h` of `class`, unless it is bound to another
+/// thread.
+pub(crate) fn thaw(h: &Thaw, class: &Key, values: Vec<Value>) -> Result<Value> {
+    match h.get(|f| &**f as &ThawFn, |f| &**f) {
+        Some(f) => f(class, values),
+        None => {
+            let what = format!(
+                "THAW handler of class '{}'",
+                String::from_utf8_lossy(class.as_bytes())
+            );
+            Err(Error::new(ErrorKind::Callback(elsewhere(
+                &what,
+                "on_thaw_shared",
+            ))))
+        }
+    }
+}
 
 /// A reusable decoder.
 ///
@@ -286,7 +306,7 @@ type ThawFn = Rc<dyn Fn(&Key, Vec<Value>) -> Result<Value>>;
 #[derive(Clone, Default)]
 pub struct Decoder {
     opts: DecoderOptions,
-    thaw: HashMap<Key, ThawFn>,
+    thaw: ClassMap<Thaw>,
     // `thaw_allow_classes`, as Perl compares them
     thaw_allowed: Option<ClassNames>,
 }
@@ -295,7 +315,7 @@ impl std::fmt::Debug for Decoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Decoder")
             .field("opts", &self.opts)
-            .field("thaw_classes", &self.thaw.keys().collect::<Vec<_>>())
+            .field("thaw_classes", &self.thaw.names().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -319,7 +339,7 @@ impl Decoder {
         let thaw_allowed = options.thaw_allow_classes.as_deref().map(ClassNames::new);
         Decoder {
             opts: options,
-            thaw: HashMap::new(),
+            thaw: ClassMap::default(),
             thaw_allowed,
         }
     }
@@ -346,12 +366,48 @@ impl Decoder {
     /// });
     /// assert_eq!(dec.decode(&doc).unwrap(), t);
     /// ```
+    ///
+    /// The handler is bound to the thread that registers it, so it may hold
+    /// non-thread-safe state. On another thread (a decoder moved there, or
+    /// shared behind an `Arc`), an object of the class fails the decode with
+    /// a [`Callback`](ErrorKind::Callback) error saying so; register with
+    /// [`Decoder::on_thaw_shared`] to run the handler on any thread.
     pub fn on_thaw(
         &mut self,
         class: impl Into<Key>,
         handler: impl Fn(&Key, Vec<Value>) -> Result<Value> + 'static,
     ) -> &mut Self {
-        self.thaw.insert(class.into(), Rc::new(handler));
+        self.thaw.insert(
+            &class.into(),
+            Handler::Local(ThreadBound::new(Rc::new(handler))),
+        );
+        self
+    }
+
+    /// As [`Decoder::on_thaw`], for a `Send + Sync` handler that runs on any
+    /// thread: a decoder configured with it can sit in a server's shared
+    /// state.
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
+    /// use std::sync::Arc;
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    /// enc.on_freeze("Id", |id| Ok(vec![id.as_hash().unwrap().get("n").cloned().unwrap()]));
+    /// let doc = enc.encode(&Value::Ref(Ref::hash([("n", 7)].into_iter().collect()).blessed("Id"))).unwrap();
+    ///
+    /// let mut dec = Decoder::default();
+    /// dec.on_thaw_shared("Id", |_, mut vals| Ok(vals.pop().unwrap_or_default()));
+    /// let dec = Arc::new(dec);
+    /// let n = std::thread::spawn(move || dec.decode(&doc).unwrap().as_i64()).join().unwrap();
+    /// assert_eq!(n, Some(7));
+    /// ```
+    pub fn on_thaw_shared(
+        &mut self,
+        class: impl Into<Key>,
+        handler: impl Fn(&Key, Vec<Value>) -> Result<Value> + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.thaw
+            .insert(&class.into(), Handler::Shared(Arc::new(handler)));
         self
     }
 

@@ -1,11 +1,13 @@
 //! The body reader: tags to a value graph, with back-references, limits,
 //! depth and the cycles a document must free.
 
-use super::{Decoder, DecoderOptions, ThawFn};
+use super::{thaw, Decoder, DecoderOptions, Thaw};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{Array, Body, ClassNames, Document, Hash, Key, Ref, Regexp, Str, Value};
+use crate::value::{
+    Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Regexp, Str, Value,
+};
 use hashbrown::HashMap;
 
 /// Hashes of at least this many entries get unshared keys (see `Key`).
@@ -21,7 +23,7 @@ pub(super) struct Reader<'a, 'o> {
     // body offset of buf[0]
     shift: usize,
     opts: &'o DecoderOptions,
-    thaw: &'o HashMap<Key, ThawFn>,
+    thaw: &'o ClassMap<Thaw>,
     thaw_allowed: Option<&'o ClassNames>,
     depth: usize,
     tracked: HashMap<usize, Tracked>,
@@ -775,7 +777,7 @@ impl Reader<'_, '_> {
             _ => unreachable!("node_from_tag(ARRAY) makes an array"),
         };
         let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
-        let thaw = match (self.thaw.get(&class), self.thaw_allowed) {
+        let handler = match (self.thaw.get(&class), self.thaw_allowed) {
             (Some(_), Some(allowed)) if !allowed.contains(&class) => {
                 if !self.opts.thaw_deny_raw {
                     return Err(self.err_at(
@@ -787,14 +789,14 @@ impl Reader<'_, '_> {
                 }
                 None
             }
-            (t, _) => t.cloned(),
+            (t, _) => t,
         };
-        let Some(thaw) = thaw else {
+        let Some(handler) = handler else {
             node.set_body(Body::Frozen(items));
             node.bless(class);
             return Ok(wrap(node));
         };
-        let object = thaw(&class, items.into_vec()).map_err(|e| {
+        let object = thaw(handler, &class, items.into_vec()).map_err(|e| {
             self.err_at(
                 ErrorKind::Callback(format!("THAW callback of class '{name}' failed: {e}")),
                 at,

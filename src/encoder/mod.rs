@@ -13,10 +13,10 @@ pub(crate) use guard::note_refused_mutation;
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
+use crate::local::{elsewhere, Handler, ThreadBound};
 use crate::protocol;
-use crate::value::{ClassNames, Foreign, Key, Node, Ref, Value};
+use crate::value::{ClassMap, ClassNames, Foreign, Key, Ref, Value};
 use seen::Seen;
-use std::collections::HashMap;
 
 /// Encoder options, with the names and meaning of Perl's `Sereal::Encoder`
 /// options.
@@ -276,14 +276,52 @@ impl EncoderOptions {
     }
 }
 
-type FreezeFn = Box<dyn FnMut(&Ref) -> Result<Vec<Value>>>;
-type StringifyFn = Box<dyn FnMut(&Foreign) -> Result<String>>;
+type FreezeFn = dyn FnMut(&Ref) -> Result<Vec<Value>>;
+type StringifyFn = dyn FnMut(&Foreign) -> Result<String>;
+type Freeze = Handler<Box<dyn FnMut(&Ref) -> Result<Vec<Value>> + Send + Sync>, Box<FreezeFn>>;
+type Stringify =
+    Handler<Box<dyn FnMut(&Foreign) -> Result<String> + Send + Sync>, Box<StringifyFn>>;
 
 /// The user code an encoder may call.
 #[derive(Default)]
 struct Callbacks {
-    freeze: HashMap<Key, FreezeFn>,
-    stringify: Option<StringifyFn>,
+    freeze: ClassMap<Freeze>,
+    stringify: Option<Stringify>,
+}
+
+impl Callbacks {
+    /// The FREEZE handler of `class`: `Ok(None)` without one, an error for
+    /// one bound to another thread.
+    fn freeze(&mut self, class: &Key) -> Result<Option<&mut FreezeFn>> {
+        let Some(h) = self.freeze.get_mut(class) else {
+            return Ok(None);
+        };
+        h.get_mut(|f| &mut **f as &mut FreezeFn, |f| &mut **f)
+            .map(Some)
+            .ok_or_else(|| {
+                let what = format!(
+                    "FREEZE handler of class '{}'",
+                    String::from_utf8_lossy(class.as_bytes())
+                );
+                Error::new(ErrorKind::Callback(elsewhere(&what, "on_freeze_shared")))
+            })
+    }
+
+    /// The stringify handler, if one is registered; an error for one bound
+    /// to another thread.
+    fn stringify(&mut self) -> Result<Option<&mut StringifyFn>> {
+        let Some(h) = self.stringify.as_mut() else {
+            return Ok(None);
+        };
+        h.get_mut(|f| &mut **f as &mut StringifyFn, |f| &mut **f)
+            .map(Some)
+            .ok_or_else(|| {
+                Error::new(ErrorKind::Callback(elsewhere(
+                    "stringify handler",
+                    "on_stringify_shared",
+                )))
+            })
+    }
 }
 
 /// A reusable Sereal encoder.
@@ -300,7 +338,7 @@ pub struct Encoder {
     allowed: Option<ClassNames>,
     seen: Seen,
     callbacks: Callbacks,
-    active: Vec<*const Node>,
+    active: Vec<usize>,
     warnings: Vec<String>,
     scratch: Vec<u8>,
     // size of the last document, the starting capacity of the next one
@@ -347,24 +385,68 @@ impl Encoder {
     /// let doc = enc.encode(&point).unwrap();
     /// assert_eq!(&doc[6..8], b"\x32\x65"); // OBJECT_FREEZE, "Point"
     /// ```
+    ///
+    /// The handler is bound to the thread that registers it, so it may hold
+    /// graph handles (`Ref`, `Rc`, `Cell`). If the encoder moves to another
+    /// thread, an object of the class fails the encode there with a
+    /// [`Callback`](ErrorKind::Callback) error saying so; register with
+    /// [`Encoder::on_freeze_shared`] to run the handler on any thread.
     pub fn on_freeze(
         &mut self,
         class: impl Into<Key>,
         handler: impl FnMut(&Ref) -> Result<Vec<Value>> + 'static,
     ) -> &mut Self {
+        self.callbacks.freeze.insert(
+            &class.into(),
+            Handler::Local(ThreadBound::new(Box::new(handler))),
+        );
+        self
+    }
+
+    /// As [`Encoder::on_freeze`], for a handler that is `Send + Sync` and so
+    /// runs on whichever thread the encoder is used.
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Ref, Value};
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    /// enc.on_freeze_shared("Id", |id| Ok(vec![id.as_hash().unwrap().get("n").cloned().unwrap()]));
+    /// let doc = std::thread::spawn(move || {
+    ///     let id = Value::Ref(Ref::hash([("n", 7)].into_iter().collect()).blessed("Id"));
+    ///     enc.encode(&id).unwrap()
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// assert_eq!(&doc[6..8], b"\x32\x62"); // OBJECT_FREEZE, "Id"
+    /// ```
+    pub fn on_freeze_shared(
+        &mut self,
+        class: impl Into<Key>,
+        handler: impl FnMut(&Ref) -> Result<Vec<Value>> + Send + Sync + 'static,
+    ) -> &mut Self {
         self.callbacks
             .freeze
-            .insert(class.into(), Box::new(handler));
+            .insert(&class.into(), Handler::Shared(Box::new(handler)));
         self
     }
 
     /// Registers the handler that turns a [`Value::Foreign`] into a string
-    /// under `stringify_unknown` (Perl stringifies such values).
+    /// under `stringify_unknown` (Perl stringifies such values). Bound to
+    /// the registering thread, as with [`Encoder::on_freeze`].
     pub fn on_stringify(
         &mut self,
         handler: impl FnMut(&Foreign) -> Result<String> + 'static,
     ) -> &mut Self {
-        self.callbacks.stringify = Some(Box::new(handler));
+        self.callbacks.stringify = Some(Handler::Local(ThreadBound::new(Box::new(handler))));
+        self
+    }
+
+    /// As [`Encoder::on_stringify`], for a `Send + Sync` handler that runs on
+    /// any thread.
+    pub fn on_stringify_shared(
+        &mut self,
+        handler: impl FnMut(&Foreign) -> Result<String> + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.callbacks.stringify = Some(Handler::Shared(Box::new(handler)));
         self
     }
 

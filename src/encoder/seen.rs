@@ -1,6 +1,11 @@
 //! The encoder's seen tables: what was written where, for REFP, ALIAS,
-//! COPY, OBJECTV and string deduplication, and the retention of everything
+//! COPY, OBJECTV and string deduplication; and the retention of everything
 //! they name once a callback has run.
+//!
+//! The tables hold addresses and offsets only, so an encoder that keeps them
+//! between documents can move to another thread. The handles that keep
+//! nodes and keys alive ([`Retained`]) belong to one body's writing and are
+//! dropped with it.
 
 use crate::value::{string_to_latin1, Key, Node};
 use hashbrown::hash_map::Entry;
@@ -120,15 +125,20 @@ pub(super) struct Seen {
     pub classes: AddrMap,
     /// Blessed non-container referents already written with their class.
     pub objects: AddrMap,
+    pub dedupe: Dedupe,
+}
+
+/// What one body's writing keeps alive: FREEZE results, and from the first
+/// callback on every node and key the seen tables name, so no address in a
+/// table can be reused by a new node.
+#[derive(Default)]
+pub(super) struct Retained {
+    /// Whether a callback has run in this body.
+    pub on: bool,
     /// FREEZE results, computed once per object.
     pub frozen: AddrMap<Rc<[crate::Value]>>,
-    pub dedupe: Dedupe,
-    /// Whether a callback has run in this document: from then on every node
-    /// and key the tables name is kept alive until the document ends, so no
-    /// address in a table can be reused by a new node.
-    pub retaining: bool,
-    retained_nodes: Vec<Rc<Node>>,
-    retained_keys: Vec<Key>,
+    nodes: Vec<Rc<Node>>,
+    keys: Vec<Key>,
 }
 
 impl Default for Seen {
@@ -140,11 +150,7 @@ impl Default for Seen {
             key_cache: Box::new([(0, 0); KEY_CACHE]),
             classes: AddrMap::default(),
             objects: AddrMap::default(),
-            frozen: AddrMap::default(),
             dedupe: Dedupe::default(),
-            retaining: false,
-            retained_nodes: Vec::new(),
-            retained_keys: Vec::new(),
         }
     }
 }
@@ -164,7 +170,7 @@ unsafe fn node_handle(addr: usize) -> Rc<Node> {
 }
 
 impl Seen {
-    /// Forgets everything, releasing what was retained.
+    /// Forgets everything.
     pub fn clear(&mut self) {
         self.refs.clear();
         self.weak.clear();
@@ -172,59 +178,56 @@ impl Seen {
         self.key_cache.fill((0, 0));
         self.classes.clear();
         self.objects.clear();
-        self.frozen.clear();
         self.dedupe.clear();
-        self.retaining = false;
-        self.retained_nodes.clear();
-        self.retained_keys.clear();
     }
+}
 
-    /// Called before the first callback of a document: keeps every node and
-    /// key named by a table alive until the document ends.
-    pub fn start_retaining(&mut self) {
-        if self.retaining {
+impl Retained {
+    /// Called before the first callback of a body: keeps every node and key
+    /// named by a table of `seen` alive until the body is written.
+    pub fn start(&mut self, seen: &Seen) {
+        if self.on {
             return;
         }
-        self.retaining = true;
-        let nodes = self
+        self.on = true;
+        let nodes = seen
             .refs
             .keys()
-            .chain(self.weak.keys().filter(|&&a| a >= IMMORTAL_KEYS))
-            .chain(self.objects.keys())
+            .chain(seen.weak.keys().filter(|&&a| a >= IMMORTAL_KEYS))
+            .chain(seen.objects.keys())
             .chain(self.frozen.keys());
         // SAFETY: before the first callback no user code has run, so every
         // node these tables name is still alive.
-        self.retained_nodes
-            .extend(nodes.map(|&a| unsafe { node_handle(a) }));
-        let keys = self.keys.keys().chain(self.classes.keys());
+        self.nodes.extend(nodes.map(|&a| unsafe { node_handle(a) }));
+        let keys = seen.keys.keys().chain(seen.classes.keys());
         // SAFETY: as above, for the keys.
-        self.retained_keys
+        self.keys
             .extend(keys.map(|&a| unsafe { Key::from_addr(a) }));
     }
 
-    /// Records `key` as written at `off` unless a key of its address was
-    /// recorded already, keeping it alive until the document ends.
-    pub fn note_key(&mut self, key: Key, off: u64) {
-        if let Entry::Vacant(e) = self.keys.entry(key.addr()) {
+    /// Records `key` in `seen` as written at `off` unless a key of its
+    /// address was recorded already, keeping it alive.
+    pub fn note_key(&mut self, seen: &mut Seen, key: Key, off: u64) {
+        if let Entry::Vacant(e) = seen.keys.entry(key.addr()) {
             e.insert(off);
-            self.retained_keys.push(key);
+            self.keys.push(key);
         }
     }
 
     /// Records a node in a table after a callback has run: keeps it alive.
     #[inline]
-    pub fn retain_node(&mut self, addr: usize) {
-        if self.retaining {
+    pub fn node(&mut self, addr: usize) {
+        if self.on {
             // SAFETY: the caller is writing this node, so it is alive.
-            self.retained_nodes.push(unsafe { node_handle(addr) });
+            self.nodes.push(unsafe { node_handle(addr) });
         }
     }
 
-    /// As [`Seen::retain_node`], for a key.
+    /// As [`Retained::node`], for a key.
     #[inline]
-    pub fn retain_key(&mut self, key: &Key) {
-        if self.retaining {
-            self.retained_keys.push(key.clone());
+    pub fn key(&mut self, key: &Key) {
+        if self.on {
+            self.keys.push(key.clone());
         }
     }
 }

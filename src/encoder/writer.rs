@@ -1,7 +1,7 @@
 //! The traversal: one pass over the graph, writing into one buffer.
 
 use super::guard::Scope;
-use super::seen::{key_slot, Seen};
+use super::seen::{key_slot, Retained, Seen};
 use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -99,6 +99,7 @@ pub(super) struct Writer<'e> {
     /// The classes FREEZE may run for (`freeze_allow_classes`).
     pub allowed: Option<&'e ClassNames>,
     pub seen: &'e mut Seen,
+    pub retained: Retained,
     pub out: &'e mut Vec<u8>,
     /// Where offsets count from in `out`, and where the body starts.
     pub base: usize,
@@ -108,7 +109,7 @@ pub(super) struct Writer<'e> {
     /// The node whose body is being written at each depth (entries above the
     /// current depth are stale); kept only when callbacks can run
     /// (`guarded`), and locked while one does.
-    pub active: &'e mut Vec<*const Node>,
+    pub active: &'e mut Vec<usize>,
     /// Whether a callback can run in this encode.
     pub guarded: bool,
     /// Whether containers are copied on entry (the Snapshot policy).
@@ -138,6 +139,7 @@ impl<'e> Writer<'e> {
             opts: &enc.opts,
             allowed: enc.allowed.as_ref(),
             seen: &mut enc.seen,
+            retained: Retained::default(),
             out,
             base,
             body_start,
@@ -215,11 +217,11 @@ impl<'e> Writer<'e> {
         what: impl Fn() -> String,
         f: impl FnOnce(&mut Callbacks) -> Result<T>,
     ) -> Result<T> {
-        if !self.seen.retaining {
+        if !self.retained.on {
             self.note_written_keys();
         }
-        self.seen.start_retaining();
-        // Depth 1 is the root slot; nodes are entered from depth 2 on. A null
+        self.retained.start(self.seen);
+        // Depth 1 is the root slot; nodes are entered from depth 2 on. A zero
         // entry is a depth whose content the encoder owns (FREEZE values).
         let end = if self.snapshot {
             0
@@ -228,8 +230,8 @@ impl<'e> Writer<'e> {
         };
         let nodes: Vec<usize> = self.active[2.min(end)..end]
             .iter()
-            .filter(|p| !p.is_null())
-            .map(|&p| p as usize)
+            .copied()
+            .filter(|&p| p != 0)
             .collect();
         // SAFETY: the nodes being written are held by their parents (locked
         // too) or by the caller's root, so they outlive this call.
@@ -359,7 +361,7 @@ impl<'e> Writer<'e> {
         let text = if self.callbacks.stringify.is_some() {
             let what = || format!("stringify callback for a value of type {}", x.type_name());
             self.callback(self.depth + 1, what, |cb| {
-                (cb.stringify.as_mut().expect("checked"))(x)
+                (cb.stringify()?.expect("checked"))(x)
             })?
         } else {
             format!("{x:?}")
@@ -432,7 +434,7 @@ impl<'e> Writer<'e> {
     /// the output (`note_written_keys`).
     #[inline]
     fn write_key(&mut self, k: &Key) {
-        if !self.opts.no_shared_hashkeys && (self.seen.retaining || k.may_repeat()) {
+        if !self.opts.no_shared_hashkeys && (self.retained.on || k.may_repeat()) {
             let addr = k.addr();
             let slot = key_slot(addr);
             let (cached, off) = self.seen.key_cache[slot];
@@ -450,7 +452,7 @@ impl<'e> Writer<'e> {
                 }
                 Entry::Vacant(e) => {
                     e.insert(here);
-                    self.seen.retain_key(k);
+                    self.retained.key(k);
                 }
             }
         }
@@ -480,7 +482,8 @@ impl<'e> Writer<'e> {
                 continue;
             };
             let off = (self.body_start + p - self.base) as u64;
-            self.seen.note_key(Key::new(bytes, t == tag::STR_UTF8), off);
+            self.retained
+                .note_key(self.seen, Key::new(bytes, t == tag::STR_UTF8), off);
         }
     }
 
@@ -501,7 +504,7 @@ impl<'e> Writer<'e> {
         let written = self.seen.refs.contains_key(&addr);
         if written {
             // An ALIAS; tracked as what was written (FREEZE values, say).
-            return match self.seen.frozen.get(&addr).cloned() {
+            return match self.retained.frozen.get(&addr).cloned() {
                 Some(vals) => self.write_frozen(rc, held, 0, Via::Slot, &vals),
                 None => self.write_node(rc, held, 0, Via::Slot),
             };
@@ -545,7 +548,7 @@ impl<'e> Writer<'e> {
         let written = self.seen.refs.contains_key(&addr);
         // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
         let frozen_before = if written {
-            self.seen.frozen.get(&addr).cloned()
+            self.retained.frozen.get(&addr).cloned()
         } else {
             None
         };
@@ -582,7 +585,7 @@ impl<'e> Writer<'e> {
     /// The FREEZE values of an object whose class has a handler (with
     /// `freeze_callbacks`): computed once per object.
     fn frozen(&mut self, rc: &Rc<Node>, held: Held, class: &Key) -> Result<Option<Rc<[Value]>>> {
-        if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains_key(class) {
+        if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains(class) {
             return Ok(None);
         }
         if let Some(allowed) = self.allowed {
@@ -598,7 +601,7 @@ impl<'e> Writer<'e> {
         }
         let addr = Rc::as_ptr(rc) as usize;
         if held.count(rc) > 1 {
-            if let Some(vals) = self.seen.frozen.get(&addr) {
+            if let Some(vals) = self.retained.frozen.get(&addr) {
                 return Ok(Some(vals.clone()));
             }
         }
@@ -611,12 +614,12 @@ impl<'e> Writer<'e> {
         };
         let vals: Rc<[Value]> = self
             .callback(self.depth, what, |cb| {
-                (cb.freeze.get_mut(class).expect("checked"))(&object)
+                (cb.freeze(class)?.expect("checked"))(&object)
             })?
             .into();
         drop(object);
-        self.seen.frozen.insert(addr, vals.clone());
-        self.seen.retain_node(addr);
+        self.retained.frozen.insert(addr, vals.clone());
+        self.retained.node(addr);
         Ok(Some(vals))
     }
 
@@ -650,7 +653,7 @@ impl<'e> Writer<'e> {
                 });
                 let here = self.offset();
                 self.seen.classes.insert(class.addr(), here);
-                self.seen.retain_key(class);
+                self.retained.key(class);
                 self.write_pv(class.as_bytes(), class.is_utf8());
             }
         }
@@ -659,7 +662,7 @@ impl<'e> Writer<'e> {
         }
         let here = self.offset();
         self.seen.objects.insert(addr, here);
-        self.seen.retain_node(addr);
+        self.retained.node(addr);
         Ok(true)
     }
 
@@ -700,7 +703,7 @@ impl<'e> Writer<'e> {
                 Entry::Vacant(e) => {
                     e.insert(weak_ofs);
                     if immortal.is_none() {
-                        self.seen.retain_node(addr);
+                        self.retained.node(addr);
                     }
                 }
                 Entry::Occupied(mut e) => {
@@ -734,7 +737,7 @@ impl<'e> Writer<'e> {
                 }
                 Entry::Vacant(e) => {
                     e.insert(here);
-                    self.seen.retain_node(addr);
+                    self.retained.node(addr);
                 }
             }
         }
@@ -754,9 +757,9 @@ impl<'e> Writer<'e> {
         }
         if self.guarded {
             if self.depth >= self.active.len() {
-                self.active.resize(self.depth + 64, std::ptr::null());
+                self.active.resize(self.depth + 64, 0);
             }
-            self.active[self.depth] = &**rc;
+            self.active[self.depth] = Rc::as_ptr(rc) as usize;
         }
         self.write_body(body, |_| Held::GRAPH, short_form)
     }
@@ -777,9 +780,9 @@ impl<'e> Writer<'e> {
         if self.guarded {
             // The values are the encoder's own: nothing to lock at this depth.
             if self.depth >= self.active.len() {
-                self.active.resize(self.depth + 64, std::ptr::null());
+                self.active.resize(self.depth + 64, 0);
             }
-            self.active[self.depth] = std::ptr::null();
+            self.active[self.depth] = 0;
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
         vals.iter().try_for_each(|v| self.value(v, Held::GRAPH))

@@ -45,20 +45,23 @@ struct Extra {
     /// Cells that weak references in the document point to and that Perl
     /// never frees (`\!!0`, `\!!1`, `\undef`): held, so they live as long
     /// as the document.
-    _keep: Vec<Ref>,
+    keep: Vec<Ref>,
 }
 
 impl Document {
     /// A document made by a decode: its root, the nodes through which its
     /// cycles pass, and the cells its weak references need alive.
     pub(crate) fn new(root: Value, cycles: Vec<Ref>, keep: Vec<Ref>) -> Document {
-        let extra = (!cycles.is_empty() || !keep.is_empty()).then(|| {
-            Box::new(Extra {
-                cycles,
-                _keep: keep,
-            })
-        });
+        let extra =
+            (!cycles.is_empty() || !keep.is_empty()).then(|| Box::new(Extra { cycles, keep }));
         Document { root, extra }
+    }
+
+    /// The handles the document holds besides its root.
+    pub(super) fn held(&self) -> impl Iterator<Item = &Ref> {
+        self.extra
+            .iter()
+            .flat_map(|e| e.cycles.iter().chain(&e.keep))
     }
 
     /// The root value.

@@ -103,7 +103,7 @@ impl Hash {
     }
 
     #[inline]
-    fn entries_mut(&mut self) -> &mut Vec<(Key, Value)> {
+    pub(super) fn entries_mut(&mut self) -> &mut Vec<(Key, Value)> {
         match &mut self.0 {
             Repr::Small(v) => v,
             Repr::Indexed(ix) => &mut ix.entries,

@@ -203,6 +203,17 @@ impl Key {
         Rc::strong_count(&self.0) > 1 + usize::from(self.0.flags & INTERNED != 0)
     }
 
+    /// Whether the `uses` handles a graph holds on this key are all there
+    /// are (no other graph, and not the interner, holds it).
+    pub(crate) fn is_private(&self, uses: usize) -> bool {
+        self.0.flags & INTERNED == 0 && Rc::strong_count(&self.0) == uses
+    }
+
+    /// An equal key of its own allocation, not interned.
+    pub(crate) fn private_copy(&self) -> Key {
+        Key::unshared(self.as_bytes(), self.is_utf8())
+    }
+
     /// A new handle on the key at `addr`.
     ///
     /// # Safety
@@ -232,6 +243,65 @@ impl ClassNames {
 
     pub(crate) fn contains(&self, class: &Key) -> bool {
         self.0.contains(&*class.text())
+    }
+}
+
+/// Handlers by class name, compared as `Key`s compare (bytes and UTF-8
+/// flag). The names are owned bytes, not `Key`s, so that a codec holding
+/// its handlers can move to another thread and be shared between threads.
+#[derive(Clone)]
+pub(crate) struct ClassMap<F>(HashTable<(bool, Box<[u8]>, F)>);
+
+impl<F> Default for ClassMap<F> {
+    fn default() -> Self {
+        ClassMap(HashTable::new())
+    }
+}
+
+impl<F> ClassMap<F> {
+    fn find(&self, class: &Key) -> Option<&(bool, Box<[u8]>, F)> {
+        let (utf8, bytes) = (class.is_utf8(), class.as_bytes());
+        self.0
+            .find(content_hash(utf8, bytes), |e| e.0 == utf8 && &*e.1 == bytes)
+    }
+
+    /// Sets the handler of `class`, replacing any before it.
+    pub(crate) fn insert(&mut self, class: &Key, handler: F) {
+        let (utf8, bytes) = (class.is_utf8(), class.as_bytes());
+        let hash = content_hash(utf8, bytes);
+        match self.0.find_mut(hash, |e| e.0 == utf8 && &*e.1 == bytes) {
+            Some(e) => e.2 = handler,
+            None => {
+                self.0
+                    .insert_unique(hash, (utf8, bytes.into(), handler), |e| {
+                        content_hash(e.0, &e.1)
+                    });
+            }
+        }
+    }
+
+    pub(crate) fn get(&self, class: &Key) -> Option<&F> {
+        self.find(class).map(|e| &e.2)
+    }
+
+    pub(crate) fn get_mut(&mut self, class: &Key) -> Option<&mut F> {
+        let (utf8, bytes) = (class.is_utf8(), class.as_bytes());
+        self.0
+            .find_mut(content_hash(utf8, bytes), |e| e.0 == utf8 && &*e.1 == bytes)
+            .map(|e| &mut e.2)
+    }
+
+    pub(crate) fn contains(&self, class: &Key) -> bool {
+        self.find(class).is_some()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The class names, as keys.
+    pub(crate) fn names(&self) -> impl Iterator<Item = Key> + '_ {
+        self.0.iter().map(|e| Key::new(&e.1, e.0))
     }
 }
 

@@ -29,6 +29,7 @@ mod eq;
 mod fmt;
 mod hash;
 mod key;
+mod send;
 #[cfg(feature = "serde")]
 mod serde;
 mod str;
@@ -36,8 +37,9 @@ mod str;
 pub use self::array::Array;
 pub use self::document::Document;
 pub use self::hash::Hash;
-pub(crate) use self::key::ClassNames;
 pub use self::key::Key;
+pub(crate) use self::key::{ClassMap, ClassNames};
+pub use self::send::{NotSendable, SendDocument};
 #[cfg(feature = "json")]
 pub(crate) use self::str::latin1_to_string;
 pub(crate) use self::str::string_to_latin1;
