@@ -5,11 +5,13 @@
 //! `srl` (base64 of Perl's encoding of the case) and `canon` (base64 of
 //! Perl's re-encoding of its own decoding of `srl`). For every case:
 //!
-//! 1. `canon` decodes, and re-encoding it with `options` gives Perl's exact
-//!    bytes (for compressed documents: the same header and the same
-//!    decompressed body, since compressor libraries differ in their output);
+//! 1. `canon` decodes, and re-encoding it with `options` (and its user
+//!    header data, if it has any) gives Perl's exact bytes (for compressed
+//!    documents: the same header and the same decompressed body, since
+//!    compressor libraries differ in their output);
 //! 2. `srl` decodes to a graph equal to the decoded `canon` (hashes compared
-//!    as maps, identity and sharing respected);
+//!    as maps, identity and sharing respected), and to the same user header
+//!    data;
 //! 3. a case without `canon` (Perl could not decode its own output) must
 //!    still decode without error.
 //!
@@ -275,11 +277,15 @@ pub fn check(case: &Case) -> Outcome {
             _ => Outcome::Passed,
         };
     };
-    let canon_value = match dec.decode_with_header(canon) {
-        Ok((_, v)) => v,
+    let (canon_header, canon_value) = match dec.decode_with_header(canon) {
+        Ok(hv) => hv,
         Err(e) => return Outcome::Failed(format!("canon does not decode: {e}"), e.offset()),
     };
-    let ours = match enc.encode(&canon_value) {
+    let encoded = match &canon_header {
+        Some(h) => enc.encode_with_header(&canon_value, h),
+        None => enc.encode(&canon_value),
+    };
+    let ours = match encoded {
         Ok(b) => b,
         Err(e) => return Outcome::Failed(format!("re-encoding failed: {e}"), None),
     };
@@ -311,10 +317,16 @@ pub fn check(case: &Case) -> Outcome {
         }
     }
     if let Some(srl) = &case.srl {
-        match dec.decode(srl) {
+        match dec.decode_with_header(srl) {
             Err(e) => return Outcome::Failed(format!("srl does not decode: {e}"), e.offset()),
-            Ok(v) if v != canon_value => {
+            Ok((_, v)) if v != canon_value => {
                 return Outcome::Failed("srl and canon decode to different graphs".into(), None)
+            }
+            Ok((h, _)) if h != canon_header => {
+                return Outcome::Failed(
+                    "srl and canon decode to different user header data".into(),
+                    None,
+                )
             }
             Ok(_) => {}
         }

@@ -61,3 +61,44 @@ fn regression_thaw_copies_an_aliased_frozen_value() {
     };
     assert_eq!(check(&case), Outcome::Passed);
 }
+
+/// A document with user header data (`$enc->encode($data, $header)`, as in
+/// the wide corpus's `*_header` profiles): the re-encoding must carry the
+/// decoded header too, and `srl` must decode to the same header as `canon`.
+#[test]
+fn a_user_header_is_re_encoded_and_compared() {
+    // perl -MSereal::Encoder -MSereal::Decoder -e '
+    //   my $e = Sereal::Encoder->new({protocol_version => 3}); my $d = Sereal::Decoder->new;
+    //   my $s = "shared"; my $srl = $e->encode([\$s, \$s], {meta => [1, "two"]});
+    //   my ($h, $b) = @{$d->decode_with_header($srl)};
+    //   print unpack("H*", $srl), "\n", unpack("H*", $e->encode($b, $h)), "\n"'
+    let unhex = |h: &str| {
+        (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+            .collect::<Vec<u8>>()
+    };
+    let serde_json::Value::Object(options) = serde_json::json!({"protocol_version": 3}) else {
+        unreachable!()
+    };
+    let srl = unhex("3df3726c030f0151646d657461282b02016374776f4228e67368617265642903");
+    let canon = unhex("3df3726c030d0151646d65746142016374776f4228e67368617265642903");
+    let case = |srl: Vec<u8>| Case {
+        id: 0,
+        name: "user header".into(),
+        profile: "v3_header".into(),
+        options: options.clone(),
+        srl: Some(srl),
+        canon: Some(canon.clone()),
+    };
+    assert_eq!(check(&case(srl)), Outcome::Passed);
+    // The same body with another header (`{meta => [1, "tWo"]}`) is caught.
+    let other = unhex("3df3726c030f0151646d657461282b02016374576f4228e67368617265642903");
+    assert_eq!(
+        check(&case(other)),
+        Outcome::Failed(
+            "srl and canon decode to different user header data".into(),
+            None
+        )
+    );
+}

@@ -686,6 +686,30 @@ fn user_header_and_body_share_no_keys() {
 }
 
 #[test]
+fn regression_user_header_offsets_count_from_1_at_its_first_byte() {
+    // perl -MSereal::Encoder -MSereal::Decoder -e 'my $x = [1]; my $e = Sereal::Encoder->new;
+    //   my $h = Sereal::Decoder->new->decode_only_header($e->encode("body", [$x, $x, {key => 1}, {key => 2}]));
+    //   print unpack("H*", $e->encode("body", $h))'
+    // The header's REFP, track bit and key COPY offsets count from the flag
+    // byte (the first data byte is offset 1); they were one short.
+    let x = Value::array([1]);
+    let meta = Value::array([
+        x.clone(),
+        x,
+        Value::hash([("key", 1)]),
+        Value::hash([("key", 2)]),
+    ]);
+    let got = Encoder::new(opts(5))
+        .unwrap()
+        .encode_with_header(&Value::from("body"), &meta)
+        .unwrap();
+    let perl = hex("3df3726c 05 12 01 44 28ab0101 2903 51636b657901 512f0902 64626f6479");
+    assert_eq!(to_hex(&got), to_hex(&perl));
+    let (h, _) = Decoder::default().decode_with_header(&got).unwrap();
+    assert_eq!(h.as_deref(), Some(&meta));
+}
+
+#[test]
 fn user_header_needs_protocol_2() {
     let err = Encoder::new(opts(1))
         .unwrap()

@@ -539,17 +539,19 @@ impl Encoder {
                         "user header data needs protocol version 2 or later".into(),
                     )));
                 }
+                // The user data starts with its flag byte; offsets count
+                // from that byte (Perl's), so the first data byte is offset 1.
                 let mut scratch = std::mem::take(&mut self.scratch);
                 scratch.clear();
-                let r = writer::Writer::new(self, &mut scratch, 0, 0).body(h);
+                scratch.push(protocol::HEADER_USER_DATA);
+                let r = writer::Writer::new(self, &mut scratch, 0, 1).body(h);
                 self.seen.clear();
                 self.active.clear();
                 if let Err(e) = r {
                     self.scratch = scratch;
                     return Err(e);
                 }
-                protocol::write_varint(out, scratch.len() as u64 + 1);
-                out.push(protocol::HEADER_USER_DATA);
+                protocol::write_varint(out, scratch.len() as u64);
                 out.extend_from_slice(&scratch);
                 self.scratch = scratch;
             }
