@@ -4,19 +4,29 @@
 use crate::input::{msg, Doc, Res};
 use crate::walk::{self, Detail, Item, Role, Stats};
 use sereal::protocol::{self, tag, TRACK_FLAG};
-use sereal::{Compression, Decoder, Header};
+use sereal::{Decoder, Header};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 
-fn doc_type_name(h: &Header) -> &'static str {
-    match h.compression {
-        Compression::None => "raw",
-        Compression::Snappy if h.legacy_snappy => "snappy (protocol 1 framing)",
-        Compression::Snappy => "snappy",
-        Compression::Zlib => "zlib",
-        Compression::Zstd => "zstd",
+/// The name of a document type (the high nibble of the version byte).
+fn type_name(doc_type: u8) -> &'static str {
+    match doc_type {
+        0 => "raw",
+        1 => "snappy (protocol 1 framing)",
+        2 => "snappy",
+        3 => "zlib",
+        4 => "zstd",
+        _ => "unknown",
     }
+}
+
+fn doc_type_name(h: &Header) -> &'static str {
+    type_name(if h.legacy_snappy {
+        1
+    } else {
+        h.compression.doc_type()
+    })
 }
 
 /// A document's body: its bytes (decompressed), their body offset shift,
@@ -85,7 +95,18 @@ fn summarize(doc: &Doc, s: &mut String) -> Res<usize> {
     macro_rules! put {
         ($($t:tt)*) => {{ let _ = writeln!(s, $($t)*); }};
     }
-    let h = Header::parse(doc.bytes).map_err(|e| doc.error(&e))?;
+    let h = match Header::parse(doc.bytes) {
+        Ok(h) => h,
+        Err(e) => {
+            // past the version byte, that byte was good
+            if e.offset().is_some_and(|o| o > 4) {
+                let vt = doc.bytes[4];
+                put!("protocol version:  {}", vt & 15);
+                put!("document type:     {} ({})", vt >> 4, type_name(vt >> 4));
+            }
+            return Err(doc.error(&e));
+        }
+    };
     put!("protocol version:  {}", h.version);
     put!(
         "document type:     {} ({})",
