@@ -160,8 +160,13 @@ fn json_error(text: &[u8], e: &serde_json::Error) -> Stop {
     let m = full
         .rsplit_once(" at line ")
         .map_or(full.as_str(), |(m, _)| m);
+    let hint = if sereal::looks_like_sereal(text) {
+        "; this is a Sereal document: `sereal to-json` converts it to JSON"
+    } else {
+        ""
+    };
     Stop::Msg(format!(
-        "error at offset {offset} (line {line}, column {col}): {m}"
+        "error at offset {offset} (line {line}, column {col}): {m}{hint}"
     ))
 }
 

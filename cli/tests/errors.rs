@@ -95,3 +95,87 @@ fn info_on_a_damaged_document_prints_what_parsed_then_the_error() {
         "{err}"
     );
 }
+
+#[test]
+fn input_that_is_not_sereal_is_named_for_what_it_looks_like() {
+    let dir = TempDir::new("errors");
+    let empty = dir.file("empty.srl", b"");
+    for cmd in ["info", "dump", "to-json"] {
+        let (code, _, err) = run(&[cmd, &empty], b"");
+        assert_eq!(code, 1, "{cmd}");
+        assert_eq!(
+            err, "error at offset 0: unexpected end of input (the input is empty)\n",
+            "{cmd}"
+        );
+    }
+    let (code, out, _) = run(&["validate", &empty], b"");
+    assert_eq!(code, 1);
+    assert_eq!(
+        text(&out),
+        format!("{empty}: error at offset 0: unexpected end of input (the input is empty)\n")
+    );
+    // JSON given to a command that reads Sereal
+    let json = dir.file("doc.json", b"  {\"id\": [1, 2]}\n");
+    let (code, _, err) = run(&["to-json", &json], b"");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at offset 0: not a Sereal document (bad magic string); \
+         this looks like JSON: `sereal from-json` reads JSON\n"
+    );
+    // and Sereal given to from-json
+    let (code, _, err) = run(&["from-json"], &canon("v5", 1403));
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at offset 0 (line 1, column 1): expected value; \
+         this is a Sereal document: `sereal to-json` converts it to JSON\n"
+    );
+    // a mangled magic string keeps the decoder's explanation
+    let (code, _, err) = run(&["info"], b"=\xC3\xB3rl\x05\x00\x01");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at offset 0: bad magic string: \
+         this Sereal document was UTF-8 encoded after it was written\n"
+    );
+}
+
+/// Standard base64 of `bytes`, in lines of 76 characters as `base64` writes.
+fn base64(bytes: &[u8]) -> Vec<u8> {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    b64.as_bytes()
+        .chunks(76)
+        .flat_map(|l| [l, b"\n"].concat())
+        .collect()
+}
+
+#[test]
+fn base64_input_is_recognized_and_read_with_the_flag() {
+    let doc = canon("v5", 1403);
+    let b64 = base64(&doc);
+    assert!(b64.starts_with(b"PfNybA"), "{}", text(&b64));
+    let (code, _, err) = run(&["info"], &b64);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error at offset 0: not a Sereal document (bad magic string); this looks like \
+         base64 text of a Sereal document: add --base64 (or pipe it through `base64 -d`)\n"
+    );
+    for cmd in ["info", "dump", "to-json", "validate"] {
+        let (code, out, err) = run(&[cmd, "--base64"], &b64);
+        assert_eq!(code, 0, "{cmd}: {err}");
+        let (_, want, _) = run(&[cmd], &doc);
+        assert_eq!(text(&out), text(&want), "{cmd}");
+    }
+    // a stream of two documents, base64 in one piece
+    let two = [doc.clone(), doc.clone()].concat();
+    let (code, out, _) = run(&["validate", "--base64"], &base64(&two));
+    assert_eq!(code, 0);
+    let want = format!("-, document 2 at offset {}: OK\n", doc.len());
+    assert!(text(&out).ends_with(&want), "{}", text(&out));
+    let (code, _, err) = run(&["info", "--base64"], b"PfNy*bA==");
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: - is not base64 text ("), "{err}");
+}
