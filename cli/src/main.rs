@@ -4,6 +4,7 @@ mod check;
 mod convert;
 mod input;
 mod inspect;
+mod show;
 mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -17,6 +18,7 @@ Examples:
   sereal info doc.srl                         header, sizes and counts
   sereal info a.srl b.srl queue-dump.srl      several files, concatenated documents
   sereal dump doc.srl                         one line per tag, with offsets
+  sereal show doc.srl                         the data in Perl's notation (Data::Dumper)
   sereal to-json doc.srl                      the data as plain JSON
   sereal to-json --lossless doc.srl -o doc.json
   sereal from-json --lossless doc.json -o again.srl
@@ -24,7 +26,7 @@ Examples:
   sereal validate cache/*.srl
   base64 -d blob.b64 | sereal info            (or: sereal info --base64 blob.b64)
 
-The inspecting commands (info, dump, to-json, validate) take several files,
+The inspecting commands (info, dump, show, to-json, validate) take several files,
 read standard input when given none or `-`, and read each document of a file
 of concatenated documents in turn, numbered, with its offset. Bad input gets
 `error at offset N: ...` and exit status 1.";
@@ -83,6 +85,28 @@ enum Command {
         #[command(flatten)]
         inputs: Inputs,
         /// List the user header data instead of the body.
+        #[arg(long)]
+        header: bool,
+    },
+    /// Show a document in Perl's notation, as Data::Dumper prints it.
+    ///
+    /// `$VAR1 = ...;` (`$VARn` for the nth document of a file), with
+    /// Data::Dumper's `Indent = 1` and `Sortkeys = 1` layout: hashes `{...}`
+    /// with keys sorted, arrays `[...]`, scalar references `\...`,
+    /// `bless( ..., 'Class' )`, `qr/.../`. A node met again (shared, or a
+    /// cycle) is written as the path where it was first printed, such as
+    /// `$VAR1->[0]{'group'}`. Strings: printable ASCII in single quotes,
+    /// others in double quotes with escapes; a byte string writes characters
+    /// above 0x7F as `\x{..}`, a UTF-8 string as themselves. What Perl's
+    /// notation cannot show is a comment at the end of the line: `# weak`
+    /// (a weak reference), `# utf8` (a UTF-8 string of ASCII text), `# alias`.
+    #[command(
+        after_help = "Examples:\n  sereal show doc.srl\n  sereal show --header doc.srl     (the user header data)\n  sereal show queue-dump.srl      ($VAR1, $VAR2, ... one per document)"
+    )]
+    Show {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Show the user header data instead of the body.
         #[arg(long)]
         header: bool,
     },
@@ -222,6 +246,9 @@ fn run(cli: Cli) -> ExitCode {
         Command::Info { inputs } => inspect(inputs, None, inspect::info),
         Command::Dump { inputs, header } => {
             inspect(inputs, None, |doc, out| inspect::dump(doc, *header, out))
+        }
+        Command::Show { inputs, header } => {
+            inspect(inputs, None, |doc, out| show::show(doc, *header, out))
         }
         Command::ToJson {
             inputs,

@@ -394,6 +394,7 @@ fn mangled_documents_never_panic() {
         for cmd in [
             &["info", "-"][..],
             &["dump", "-"],
+            &["show", "-"],
             &["to-json", "--lossless", "-"],
         ] {
             let (code, _, err) = run(cmd, &doc);
@@ -413,6 +414,7 @@ fn help_explains_every_command_with_examples() {
     for cmd in [
         "info",
         "dump",
+        "show",
         "to-json",
         "from-json",
         "validate",
@@ -421,7 +423,7 @@ fn help_explains_every_command_with_examples() {
     ] {
         assert!(out.contains(cmd), "{cmd}\n{out}");
     }
-    for cmd in ["info", "dump", "to-json", "from-json"] {
+    for cmd in ["info", "dump", "show", "to-json", "from-json"] {
         let (code, out, _) = run(&[cmd, "--help"], b"");
         assert_eq!(code, 0);
         assert!(text(&out).contains("Example"), "{cmd}");
