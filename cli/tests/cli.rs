@@ -429,3 +429,38 @@ fn help_explains_every_command_with_examples() {
         assert!(text(&out).contains("Example"), "{cmd}");
     }
 }
+
+/// The README's `users40.json` example: the JSON its Perl one-liner writes,
+/// to a zstd document, and the first lines of `info`.
+#[test]
+fn readme_users40_example() {
+    let records: Vec<String> = (1..=40)
+        .map(|i| format!(r#"{{"email":"user{i}@example.com","id":{i},"name":"user{i}"}}"#))
+        .collect();
+    let json = format!("[{}]", records.join(","));
+    let dir = TempDir::new("users40");
+    let src = dir.file("users40.json", json.as_bytes());
+    let srl = dir.0.join("users40.srl");
+    let srl = srl.to_str().unwrap();
+    let args = [
+        "from-json",
+        "--compress",
+        "zstd",
+        "--compress-threshold",
+        "0",
+    ];
+    let (code, _, err) = run(&[&args[..], &[&src, "-o", srl]].concat(), b"");
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&["info", srl], b"");
+    assert_eq!(code, 0);
+    let head: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().take(4).collect();
+    assert_eq!(
+        head,
+        [
+            format!("file:              {srl}").as_str(),
+            "protocol version:  5",
+            "document type:     4 (zstd)",
+            "compression:       1378 bytes -> 259 bytes (ratio 5.32)",
+        ]
+    );
+}
