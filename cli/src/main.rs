@@ -135,6 +135,12 @@ enum Command {
         /// One line, no indentation.
         #[arg(long)]
         compact: bool,
+        /// Plain JSON writes a node shared in the document out again at
+        /// each meeting, so a small document can stand for a huge text: at
+        /// most this many values are written again (0: no limit). A tree,
+        /// however large, writes none again.
+        #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+        max_repeat: u64,
         /// Write to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -255,12 +261,14 @@ fn run(cli: Cli) -> ExitCode {
             lossless,
             header,
             compact,
+            max_repeat,
             output,
         } => {
             let o = convert::ToJson {
                 lossless: *lossless,
                 header: *header,
                 compact: *compact,
+                max_repeat: *max_repeat,
             };
             inspect(inputs, output.as_deref(), |doc, out| {
                 convert::to_json(doc, &o, out)

@@ -74,12 +74,12 @@ struct Printer<'w> {
 const MAX_INDENT: usize = 32;
 
 /// A node's identity: the address of its body, which lives in the node.
-fn id(r: &Ref) -> usize {
+pub fn id(r: &Ref) -> usize {
     &*r.body() as *const Body as usize
 }
 
 /// Whether more than one handle reaches the node (only those are tracked).
-fn shared(r: &Ref) -> bool {
+pub fn shared(r: &Ref) -> bool {
     r.strong_count() > 1 || r.weak_count() > 0
 }
 

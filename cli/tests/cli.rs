@@ -464,3 +464,34 @@ fn readme_users40_example() {
         ]
     );
 }
+
+/// Plain JSON writes a shared node out at each meeting: `--max-repeat`
+/// bounds the values written again, and a tree writes none again.
+#[test]
+fn to_json_max_repeat_bounds_only_shared_nodes_written_again() {
+    let tree = sereal::encode(&sereal::Value::array(0..100)).unwrap();
+    let (code, out, err) = run(&["to-json", "--compact", "--max-repeat", "1"], &tree);
+    assert_eq!(code, 0, "{err}");
+    let numbers: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+    assert_eq!(text(&out), format!("[{}]\n", numbers.join(",")));
+    let shared = sereal::Ref::array(vec![sereal::Value::from(7); 10]);
+    let doc = sereal::encode(&sereal::Value::array([
+        sereal::Value::from(&shared),
+        sereal::Value::from(&shared),
+    ]))
+    .unwrap();
+    drop(shared);
+    let (code, out, _) = run(&["to-json", "--compact", "--max-repeat", "10"], &doc);
+    let ten = format!("[{}]", ["7"; 10].join(","));
+    assert_eq!((code, text(&out)), (0, format!("[{ten},{ten}]\n")));
+    let (code, _, err) = run(&["to-json", "--max-repeat", "9"], &doc);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error: plain JSON writes a shared node out again at each meeting, and this \
+         document's would pass --max-repeat 9 values written again; raise it (0: no \
+         limit), or write --lossless JSON, which writes each node once\n"
+    );
+    let (code, _, _) = run(&["to-json", "--max-repeat", "0"], &doc);
+    assert_eq!(code, 0);
+}
