@@ -1,28 +1,48 @@
 //! `sereal`: inspect, convert, validate and check Sereal documents.
 
+mod check;
+mod convert;
+mod input;
+mod inspect;
+mod show;
 mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use sereal::conformance::{read_cases, Report};
-use sereal::json::Document;
-use sereal::protocol::{self, tag, TRACK_FLAG};
-use sereal::{Compression, Decoder, Encoder, EncoderOptions, Error, Header};
-use std::io::{IsTerminal, Read, Write};
+use input::{Doc, Output, Res, Stop};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use walk::{Detail, Fail, Item, Role, Stats};
 
 const EXAMPLES: &str = "\
 Examples:
   sereal info doc.srl                         header, sizes and counts
+  sereal info a.srl b.srl queue-dump.srl      several files, concatenated documents
   sereal dump doc.srl                         one line per tag, with offsets
+  sereal show doc.srl                         the data in Perl's notation (Data::Dumper)
   sereal to-json doc.srl                      the data as plain JSON
   sereal to-json --lossless doc.srl -o doc.json
   sereal from-json --lossless doc.json -o again.srl
   echo '{\"id\": [1, 2]}' | sereal from-json --compress zstd - > doc.srl
   sereal validate cache/*.srl
+  base64 -d blob.b64 | sereal info            (or: sereal info --base64 blob.b64)
 
-FILE `-` is standard input. Bad input gets `error at offset N: ...` and exit status 1.";
+The inspecting commands (info, dump, show, to-json, validate) take several files,
+read standard input when given none or `-`, and read each document of a file
+of concatenated documents in turn, numbered, with its offset. Bad input gets
+`error at offset N: ...` and exit status 1.";
+
+/// The inputs of an inspecting command.
+#[derive(clap::Args)]
+struct Inputs {
+    /// Files of one or more concatenated documents (`-` or none: standard
+    /// input).
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The input is base64 text of the documents (whitespace ignored;
+    /// offsets count in the decoded bytes).
+    #[arg(long)]
+    base64: bool,
+}
 
 #[derive(Parser)]
 #[command(
@@ -46,8 +66,8 @@ enum Command {
     /// objects and weak references. Exits 1 (after the summary) if the document does not decode.
     #[command(after_help = "Example:\n  sereal info doc.srl\n  curl -s $URL | sereal info -")]
     Info {
-        /// The document (`-` for standard input).
-        file: PathBuf,
+        #[command(flatten)]
+        inputs: Inputs,
     },
     /// List a document's body, one tag per line.
     ///
@@ -62,9 +82,31 @@ enum Command {
         after_help = "Example:\n  sereal dump doc.srl | less\n  sereal dump --header doc.srl"
     )]
     Dump {
-        /// The document (`-` for standard input).
-        file: PathBuf,
+        #[command(flatten)]
+        inputs: Inputs,
         /// List the user header data instead of the body.
+        #[arg(long)]
+        header: bool,
+    },
+    /// Show a document in Perl's notation, as Data::Dumper prints it.
+    ///
+    /// `$VAR1 = ...;` (`$VARn` for the nth document of a file), with
+    /// Data::Dumper's `Indent = 1` and `Sortkeys = 1` layout: hashes `{...}`
+    /// with keys sorted, arrays `[...]`, scalar references `\...`,
+    /// `bless( ..., 'Class' )`, `qr/.../`. A node met again (shared, or a
+    /// cycle) is written as the path where it was first printed, such as
+    /// `$VAR1->[0]{'group'}`. Strings: printable ASCII in single quotes,
+    /// others in double quotes with escapes; a byte string writes characters
+    /// above 0x7F as `\x{..}`, a UTF-8 string as themselves. What Perl's
+    /// notation cannot show is a comment at the end of the line: `# weak`
+    /// (a weak reference), `# utf8` (a UTF-8 string of ASCII text), `# alias`.
+    #[command(
+        after_help = "Examples:\n  sereal show doc.srl\n  sereal show --header doc.srl     (the user header data)\n  sereal show queue-dump.srl      ($VAR1, $VAR2, ... one per document)"
+    )]
+    Show {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Show the user header data instead of the body.
         #[arg(long)]
         header: bool,
     },
@@ -81,8 +123,8 @@ enum Command {
         after_help = "Examples:\n  sereal to-json doc.srl\n  sereal to-json --lossless doc.srl -o doc.json\n  sereal to-json --header doc.srl     (plain JSON of the user header data)"
     )]
     ToJson {
-        /// The document (`-` for standard input).
-        file: PathBuf,
+        #[command(flatten)]
+        inputs: Inputs,
         /// Write lossless JSON.
         #[arg(long)]
         lossless: bool,
@@ -93,6 +135,12 @@ enum Command {
         /// One line, no indentation.
         #[arg(long)]
         compact: bool,
+        /// Plain JSON writes a node shared in the document out again at
+        /// each meeting, so a small document can stand for a huge text: at
+        /// most this many values are written again (0: no limit). A tree,
+        /// however large, writes none again.
+        #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+        max_repeat: u64,
         /// Write to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -110,7 +158,8 @@ enum Command {
         after_help = "Examples:\n  sereal from-json --lossless doc.json -o doc.srl\n  sereal from-json --protocol 3 --sort-keys data.json > data.srl\n  echo '[1, \"two\"]' | sereal from-json - | sereal dump -"
     )]
     FromJson {
-        /// The JSON file (`-` for standard input).
+        /// The JSON file (`-` or none: standard input).
+        #[arg(default_value = "-")]
         file: PathBuf,
         /// Read lossless JSON.
         #[arg(long)]
@@ -152,13 +201,13 @@ enum Command {
     },
     /// Decode each FILE fully: OK, or the error and its offset.
     ///
-    /// Prints one line per file. Exits 1 if any file fails. `-` reads stdin.
+    /// Prints one line per document (a file may hold several, one after
+    /// another). Exits 1 if any fails. `-` or no file reads stdin.
     ///
     /// Example: sereal validate cache/*.srl
     Validate {
-        /// Documents to check.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
+        #[command(flatten)]
+        inputs: Inputs,
     },
     /// Run the conformance checks on corpus files written by Perl's Sereal.
     ///
@@ -183,585 +232,48 @@ enum Compress {
     Zstd,
 }
 
-/// A failed command: its message (printed as is), or a quiet stop when the
-/// reader of the output went away.
-enum Stop {
-    Msg(String),
-    BrokenPipe,
-}
-
-type Res<T = ()> = Result<T, Stop>;
-
-impl From<std::io::Error> for Stop {
-    fn from(e: std::io::Error) -> Stop {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            Stop::BrokenPipe
-        } else {
-            Stop::Msg(format!("error: {e}"))
-        }
-    }
-}
-
-fn msg<T>(m: impl Into<String>) -> Res<T> {
-    Err(Stop::Msg(m.into()))
-}
-
-fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
-    if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf)?;
-        Ok(buf)
-    } else {
-        std::fs::read(path)
-    }
-}
-
-fn read_file(path: &Path) -> Res<Vec<u8>> {
-    read_input(path).or_else(|e| msg(format!("error: cannot read {}: {e}", path.display())))
-}
-
-/// A decoder error as `error at offset N: ...`.
-fn decode_error(e: &Error) -> Stop {
-    let in_body = e.to_string().contains("at decompressed body offset");
-    Stop::Msg(match e.offset() {
-        Some(o) if in_body => format!("error at decompressed body offset {o}: {}", e.kind()),
-        Some(o) => format!("error at offset {o}: {}", e.kind()),
-        None => format!("error: {}", e.kind()),
-    })
-}
-
-/// The parsed header and the (decompressed) body of a document, with the
-/// body offset of its first byte.
-struct Parsed {
-    header: Header,
-    body: Vec<u8>,
-    shift: usize,
-}
-
-fn parse(doc: &[u8]) -> Res<Parsed> {
-    let header = Header::parse(doc).map_err(|e| decode_error(&e))?;
-    let (body, shift) = Decoder::default()
-        .body_bytes(doc, &header)
-        .map_err(|e| decode_error(&e))?;
-    Ok(Parsed {
-        body: body.into_owned(),
-        header,
-        shift,
-    })
-}
-
-/// A walker failure at buffer position `pos` of a body whose first byte is
-/// at document offset `doc_start` (`None`: a decompressed body).
-fn walk_error(f: Fail, doc_start: Option<usize>, shift: usize) -> Stop {
-    match f {
-        Fail::Io(e) => Stop::from(e),
-        Fail::Bad(pos, m) => Stop::Msg(match doc_start {
-            Some(s) => format!(
-                "error at offset {} (body offset {}): {m}",
-                s + pos,
-                pos + shift
-            ),
-            None => format!(
-                "error at decompressed body offset {pos} (body offset {}): {m}",
-                pos + shift
-            ),
-        }),
-    }
-}
-
-fn doc_type_name(h: &Header) -> &'static str {
-    match h.compression {
-        Compression::None => "raw",
-        Compression::Snappy if h.legacy_snappy => "snappy (protocol 1 framing)",
-        Compression::Snappy => "snappy",
-        Compression::Zlib => "zlib",
-        Compression::Zstd => "zstd",
-    }
-}
-
-fn info(file: &Path, out: &mut dyn Write) -> Res {
-    let doc = read_file(file)?;
-    let p = parse(&doc)?;
-    let h = &p.header;
-    let compressed = h.compression != Compression::None;
-    let doc_start = (!compressed).then_some(h.len);
-    let stats =
-        walk::walk(&p.body, p.shift, |_| Ok(())).map_err(|f| walk_error(f, doc_start, p.shift))?;
-    let user = match &h.user_data {
-        Some(r) => {
-            let s = walk::walk(&doc[r.clone()], 1, |_| Ok(()))
-                .map_err(|f| walk_error(f, Some(r.start), 1))?;
-            format!("yes, {} bytes, {} values", r.len(), s.values)
-        }
-        None => "no".into(),
-    };
-    writeln!(out, "file:              {}", file.display())?;
-    writeln!(out, "protocol version:  {}", h.version)?;
-    writeln!(
-        out,
-        "document type:     {} ({})",
-        doc[4] >> 4,
-        doc_type_name(h)
-    )?;
-    if compressed {
-        let packed = doc.len() - h.len;
-        writeln!(
-            out,
-            "compression:       {} bytes -> {packed} bytes (ratio {:.2})",
-            p.body.len(),
-            p.body.len() as f64 / packed.max(1) as f64
-        )?;
-    } else {
-        writeln!(out, "compression:       none")?;
-    }
-    writeln!(out, "header size:       {} bytes", h.len)?;
-    writeln!(out, "user header data:  {user}")?;
-    writeln!(out, "body size:         {} bytes", p.body.len())?;
-    write_stats(out, &stats)?;
-    let dec = Decoder::default();
-    match dec.decode_with_header(&doc) {
-        Ok((hv, v)) => {
-            writeln!(out, "decodes:           yes")?;
-            v.dismantle();
-            if let Some(hv) = hv {
-                hv.dismantle();
-            }
-            Ok(())
-        }
-        Err(e) => {
-            writeln!(out, "decodes:           no")?;
-            Err(decode_error(&e))
-        }
-    }
-}
-
-fn write_stats(out: &mut dyn Write, s: &Stats) -> Res {
-    writeln!(out, "values:            {}", s.values)?;
-    writeln!(out, "hash keys:         {}", s.keys)?;
-    writeln!(out, "max depth:         {}", s.max_depth)?;
-    writeln!(out, "tracked items:     {}", s.tracked)?;
-    writeln!(
-        out,
-        "back-references:   {} REFP, {} ALIAS, {} COPY, {} OBJECTV",
-        s.refp, s.alias, s.copy, s.objectv
-    )?;
-    writeln!(out, "objects:           {}", s.objects)?;
-    writeln!(out, "weak references:   {}", s.weaken)?;
-    Ok(())
-}
-
-/// A string for a listing: quoted, escaped, cut after 60 bytes.
-fn quote(bytes: &[u8]) -> String {
-    const MAX: usize = 60;
-    let shown = &bytes[..bytes.len().min(MAX)];
-    let mut s = String::from("\"");
-    for chunk in shown.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '"' => s.push_str("\\\""),
-                '\\' => s.push_str("\\\\"),
-                c if c.is_control() => s.extend(c.escape_default()),
-                c => s.push(c),
-            }
-        }
-        for b in chunk.invalid() {
-            s.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    s.push('"');
-    if bytes.len() > MAX {
-        s.push_str(&format!("... ({} bytes)", bytes.len()));
-    }
-    s
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn dump_line(out: &mut dyn Write, item: &Item) -> std::io::Result<()> {
-    let mark = if item.tag & TRACK_FLAG != 0 { '*' } else { ' ' };
-    let indent = "  ".repeat(item.depth.min(40));
-    let role = match item.role {
-        Role::Value => "",
-        Role::Key => "key ",
-        Role::Class => "class ",
-        Role::Pattern => "pattern ",
-        Role::Flags => "flags ",
-    };
-    let bare = item.tag & !TRACK_FLAG;
-    let name = protocol::tag_name(item.tag);
-    let detail = match &item.detail {
-        Detail::None => String::new(),
-        Detail::Int(i) => format!(" {i}"),
-        Detail::UInt(u) => format!(" {u}"),
-        Detail::Float(f) => format!(" {f:?}"),
-        Detail::Double(d) => format!(" {d:?}"),
-        Detail::Opaque(b) => format!(" 0x{}", hex(b)),
-        Detail::Str(b) if bare == tag::BINARY || bare == tag::STR_UTF8 => {
-            format!(" len {} {}", b.len(), quote(b))
-        }
-        Detail::Str(b) => format!(" {}", quote(b)),
-        Detail::Count(1) if bare == tag::HASH => " 1 entry".into(),
-        Detail::Count(n) if bare == tag::HASH => format!(" {n} entries"),
-        Detail::Count(1) => " 1 element".into(),
-        Detail::Count(n) => format!(" {n} elements"),
-        Detail::Target(off, t) => {
-            let mut s = format!(" -> {off}: {}", protocol::tag_name(t.tag));
-            if let Some(b) = t.string {
-                s.push(' ');
-                s.push_str(&quote(b));
-            }
-            if matches!(bare, tag::REFP | tag::ALIAS) && t.tag & TRACK_FLAG == 0 {
-                s.push_str(" (not tracked)");
-            }
-            s
-        }
-    };
-    let depth_note = if item.depth > 40 {
-        format!(" [depth {}]", item.depth)
-    } else {
-        String::new()
-    };
-    writeln!(
-        out,
-        "{:>7} {mark} {indent}{role}{name}{detail}{depth_note}",
-        item.offset
-    )
-}
-
-fn dump(file: &Path, header: bool, out: &mut dyn Write) -> Res {
-    let doc = read_file(file)?;
-    let p = parse(&doc)?;
-    let h = &p.header;
-    let compressed = h.compression != Compression::None;
-    let (buf, shift, doc_start) = if header {
-        let Some(r) = h.user_data.clone() else {
-            return msg("error: the document has no user header data");
-        };
-        writeln!(
-            out,
-            "# user header data of {} at offset {}; offsets count from 1 at its first byte",
-            walk::bytes(r.len() as u64),
-            r.start
-        )?;
-        (&doc[r.clone()], 1, Some(r.start))
-    } else {
-        let base = if h.version == 1 {
-            "offsets count from the document's start (protocol 1)".to_string()
-        } else {
-            "offsets count from 1 at the body's first byte".to_string()
-        };
-        let kind = if compressed {
-            format!(
-                "{} body, {} bytes decompressed",
-                doc_type_name(h),
-                p.body.len()
-            )
-        } else {
-            format!(
-                "body of {} at offset {}",
-                walk::bytes(p.body.len() as u64),
-                h.len
-            )
-        };
-        writeln!(out, "# protocol {}, {kind}; {base}", h.version)?;
-        (&p.body[..], p.shift, (!compressed).then_some(h.len))
-    };
-    writeln!(out, "# * = track bit set (the item is referred to later)")?;
-    walk::walk(buf, shift, |item| dump_line(out, item))
-        .map_err(|f| walk_error(f, doc_start, shift))?;
-    Ok(())
-}
-
-/// Runs `f` with the output: standard output, or a file written whole
-/// only when `f` succeeds.
-fn with_output(output: Option<&Path>, binary: bool, f: impl FnOnce(&mut dyn Write) -> Res) -> Res {
-    match output {
-        Some(path) if path.as_os_str() != "-" => {
-            let mut buf = Vec::new();
-            f(&mut buf)?;
-            std::fs::write(path, buf)
-                .or_else(|e| msg(format!("error: cannot write {}: {e}", path.display())))
-        }
-        _ => {
-            let stdout = std::io::stdout();
-            if binary && stdout.is_terminal() {
-                return msg(
-                    "error: not writing a binary document to a terminal; use -o FILE or a pipe",
-                );
-            }
-            let mut w = std::io::BufWriter::new(stdout.lock());
-            f(&mut w)?;
-            w.flush()?;
-            Ok(())
-        }
-    }
-}
-
-fn to_json(file: &Path, lossless: bool, header: bool, compact: bool, out: &mut dyn Write) -> Res {
-    let bytes = read_file(file)?;
-    let doc = Document::decode(&bytes, &Decoder::default()).map_err(|e| decode_error(&e))?;
-    let result = if header && !lossless {
-        match &doc.header {
-            Some(h) => sereal::json::to_json(h, false),
-            None => return msg("error: the document has no user header data"),
-        }
-    } else {
-        doc.to_json(lossless)
-    };
-    doc.body.dismantle();
-    if let Some(h) = &doc.header {
-        h.dismantle();
-    }
-    let j = result.map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
-    if compact {
-        serde_json::to_writer(&mut *out, &j).map_err(std::io::Error::from)?;
-    } else if lossless {
-        write_lossless(&mut *out, &j)?;
-    } else {
-        write_pretty(&mut *out, &j, 0)?;
-    }
-    writeln!(out)?;
-    Ok(())
-}
-
-/// Indented JSON whose indentation stops growing after 32 levels, so that a
-/// deep document does not make gigabytes of spaces.
-fn write_pretty(out: &mut dyn Write, j: &serde_json::Value, depth: usize) -> std::io::Result<()> {
-    let indent = |out: &mut dyn Write, d: usize| -> std::io::Result<()> {
-        out.write_all(b"\n")?;
-        for _ in 0..d.min(32) {
-            out.write_all(b"  ")?;
-        }
-        Ok(())
-    };
-    match j {
-        serde_json::Value::Array(a) if !a.is_empty() => {
-            out.write_all(b"[")?;
-            for (i, v) in a.iter().enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                indent(out, depth + 1)?;
-                write_pretty(out, v, depth + 1)?;
-            }
-            indent(out, depth)?;
-            out.write_all(b"]")
-        }
-        serde_json::Value::Object(m) if !m.is_empty() => {
-            out.write_all(b"{")?;
-            for (i, (k, v)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                indent(out, depth + 1)?;
-                serde_json::to_writer(&mut *out, k).map_err(std::io::Error::from)?;
-                out.write_all(b": ")?;
-                write_pretty(out, v, depth + 1)?;
-            }
-            indent(out, depth)?;
-            out.write_all(b"}")
-        }
-        _ => serde_json::to_writer(out, j).map_err(std::io::Error::from),
-    }
-}
-
-/// Lossless JSON laid out for reading: the document's fields in a fixed
-/// order, one node per line.
-fn write_lossless(out: &mut dyn Write, j: &serde_json::Value) -> std::io::Result<()> {
-    let compact = |out: &mut dyn Write, v: &serde_json::Value| {
-        serde_json::to_writer(out, v).map_err(std::io::Error::from)
-    };
-    let Some(m) = j.as_object() else {
-        return compact(out, j);
-    };
-    let order = [
-        "format",
-        "protocol",
-        "compression",
-        "header",
-        "body",
-        "nodes",
-    ];
-    let mut first = true;
-    let mut field = |out: &mut dyn Write, k: &str, v: &serde_json::Value| {
-        let sep = if first { "{\n" } else { ",\n" };
-        first = false;
-        write!(out, "{sep}  {}: ", serde_json::Value::from(k))?;
-        match v.as_array() {
-            Some(nodes) if k == "nodes" && !nodes.is_empty() => {
-                out.write_all(b"[\n")?;
-                for (i, n) in nodes.iter().enumerate() {
-                    out.write_all(b"    ")?;
-                    compact(&mut *out, n)?;
-                    out.write_all(if i + 1 < nodes.len() { b",\n" } else { b"\n" })?;
-                }
-                out.write_all(b"  ]")?;
-            }
-            _ => compact(&mut *out, v)?,
-        }
-        Ok::<_, std::io::Error>(())
-    };
-    for k in order {
-        if let Some(v) = m.get(k) {
-            field(&mut *out, k, v)?;
-        }
-    }
-    for (k, v) in m.iter().filter(|(k, _)| !order.contains(&k.as_str())) {
-        field(&mut *out, k, v)?;
-    }
-    out.write_all(if first { b"{}" } else { b"\n}" })
-}
-
-/// A JSON syntax error as `error at offset N (line L, column C): ...`.
-fn json_error(text: &[u8], e: &serde_json::Error) -> Stop {
-    let (line, col) = (e.line(), e.column());
-    let mut offset = 0;
-    for (i, l) in text.split(|&b| b == b'\n').enumerate() {
-        if i + 1 == line {
-            offset += col.saturating_sub(1).min(l.len());
-            break;
-        }
-        offset += l.len() + 1;
-    }
-    let full = e.to_string();
-    let m = full
-        .rsplit_once(" at line ")
-        .map_or(full.as_str(), |(m, _)| m);
-    Stop::Msg(format!(
-        "error at offset {offset} (line {line}, column {col}): {m}"
-    ))
-}
-
-struct FromJsonArgs<'a> {
-    file: &'a Path,
-    lossless: bool,
-    protocol: Option<u8>,
-    compress: Option<Compress>,
-    compress_threshold: Option<usize>,
-    compress_level: Option<i32>,
-    sort_keys: bool,
-    canonical: bool,
-    dedupe_strings: bool,
-    aliased_dedupe_strings: bool,
-    no_shared_hashkeys: bool,
-}
-
-fn from_json(a: &FromJsonArgs, out: &mut dyn Write) -> Res {
-    let text = read_file(a.file)?;
-    let j: serde_json::Value = serde_json::from_slice(&text).map_err(|e| json_error(&text, &e))?;
-    let doc = Document::from_json(&j, a.lossless)
-        .map_err(|e| Stop::Msg(format!("error {}", e.kind())))?;
-    drop(j);
-    let mut opts = EncoderOptions::new()
-        .canonical(a.canonical)
-        .sort_keys(a.sort_keys || a.canonical)
-        .dedupe_strings(a.dedupe_strings)
-        .aliased_dedupe_strings(a.aliased_dedupe_strings)
-        .no_shared_hashkeys(a.no_shared_hashkeys);
-    opts.protocol_version = a
-        .protocol
-        .or(doc.protocol)
-        .unwrap_or(protocol::PROTOCOL_VERSION);
-    match a.compress {
-        Some(c) => {
-            opts.compress = match c {
-                Compress::None => Compression::None,
-                Compress::Snappy => Compression::Snappy,
-                Compress::Zlib => Compression::Zlib,
-                Compress::Zstd => Compression::Zstd,
-            };
-            opts.compress_threshold = a.compress_threshold.unwrap_or(1024);
-        }
-        None => {
-            // A lossless document that was compressed is compressed again.
-            opts.compress = doc.compression.unwrap_or_default();
-            opts.compress_threshold = a.compress_threshold.unwrap_or(0);
-        }
-    }
-    opts.compress_level = a.compress_level;
-    let encoded = Encoder::new(opts).and_then(|mut enc| doc.encode(&mut enc));
-    doc.body.dismantle();
-    if let Some(h) = &doc.header {
-        h.dismantle();
-    }
-    let bytes = encoded.map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
-    out.write_all(&bytes)?;
-    Ok(())
-}
-
-/// Prints a line; a closed output is not worth a panic.
-fn say(line: std::fmt::Arguments) {
-    let _ = writeln!(std::io::stdout(), "{line}");
-}
-
-fn validate(files: &[PathBuf]) -> ExitCode {
-    let dec = Decoder::default();
-    let mut failed = 0;
-    for f in files {
-        let result = read_input(f).map_err(|e| e.to_string()).and_then(|doc| {
-            dec.decode_with_header(&doc)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        });
-        match result {
-            Ok(()) => say(format_args!("{}: OK", f.display())),
-            Err(e) => {
-                failed += 1;
-                say(format_args!("{}: {e}", f.display()));
-            }
-        }
-    }
-    if failed > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-fn conformance(files: &[PathBuf]) -> ExitCode {
-    let mut report = Report::default();
-    for f in files {
-        match read_cases(f) {
-            Ok(cases) => report.add(&cases),
-            Err(e) => {
-                eprintln!("sereal: cannot read {}: {e}", f.display());
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    for (id, name, profile, what, at) in &report.failed {
-        let at = at
-            .map(|o| format!(" (first difference at byte {o})"))
-            .unwrap_or_default();
-        say(format_args!(
-            "FAIL case {id} [{profile}] {name}: {what}{at}"
-        ));
-    }
-    say(format_args!("{}", report.summary()));
-    if report.failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+/// Runs an inspecting command: `each` on every document of every input.
+fn inspect(
+    inputs: &Inputs,
+    output: Option<&Path>,
+    mut each: impl FnMut(&Doc, &mut dyn Write) -> Res<usize>,
+) -> Res<bool> {
+    let mut out = Output::open(output)?;
+    let result = input::each_document(&inputs.files, inputs.base64, &mut out, &mut each);
+    let ok = matches!(result, Ok(true));
+    out.close(ok)?;
+    result
 }
 
 fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
-        Command::Validate { files } => return validate(files),
-        Command::Conformance { files } => return conformance(files),
-        Command::Info { file } => with_output(None, false, |out| info(file, out)),
-        Command::Dump { file, header } => with_output(None, false, |out| dump(file, *header, out)),
+        Command::Conformance { files } => return check::conformance(files),
+        Command::Validate { inputs } => inspect(inputs, None, check::validate),
+        Command::Info { inputs } => inspect(inputs, None, inspect::info),
+        Command::Dump { inputs, header } => {
+            inspect(inputs, None, |doc, out| inspect::dump(doc, *header, out))
+        }
+        Command::Show { inputs, header } => {
+            inspect(inputs, None, |doc, out| show::show(doc, *header, out))
+        }
         Command::ToJson {
-            file,
+            inputs,
             lossless,
             header,
             compact,
+            max_repeat,
             output,
-        } => with_output(output.as_deref(), false, |out| {
-            to_json(file, *lossless, *header, *compact, out)
-        }),
+        } => {
+            let o = convert::ToJson {
+                lossless: *lossless,
+                header: *header,
+                compact: *compact,
+                max_repeat: *max_repeat,
+            };
+            inspect(inputs, output.as_deref(), |doc, out| {
+                convert::to_json(doc, &o, out)
+            })
+        }
         Command::FromJson {
             file,
             lossless,
@@ -776,7 +288,7 @@ fn run(cli: Cli) -> ExitCode {
             no_shared_hashkeys,
             output,
         } => {
-            let args = FromJsonArgs {
+            let args = convert::FromJsonArgs {
                 file,
                 lossless: *lossless,
                 protocol: *protocol,
@@ -789,16 +301,33 @@ fn run(cli: Cli) -> ExitCode {
                 aliased_dedupe_strings: *aliased_dedupe_strings,
                 no_shared_hashkeys: *no_shared_hashkeys,
             };
-            with_output(output.as_deref(), true, |out| from_json(&args, out))
+            from_json(&args, output.as_deref())
         }
     };
     match result {
-        Ok(()) | Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
+        Ok(true) | Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
+        Ok(false) | Err(Stop::Failed) => ExitCode::FAILURE,
         Err(Stop::Msg(m)) => {
             eprintln!("{m}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// `from-json`: one document, written only if the conversion succeeds.
+fn from_json(args: &convert::FromJsonArgs, output: Option<&Path>) -> Res<bool> {
+    use std::io::IsTerminal;
+    let mut doc = Vec::new();
+    convert::from_json(args, &mut doc)?;
+    if output.is_none_or(|p| p.as_os_str() == "-") && std::io::stdout().is_terminal() {
+        return input::msg(
+            "error: not writing a binary document to a terminal; use -o FILE or a pipe",
+        );
+    }
+    let mut out = Output::open(output)?;
+    out.writer().write_all(&doc)?;
+    out.close(true)?;
+    Ok(true)
 }
 
 fn main() -> ExitCode {

@@ -54,8 +54,6 @@ pub struct Item<'a> {
 /// Totals over a body.
 #[derive(Default, Debug)]
 pub struct Stats {
-    /// Tags other than PAD.
-    pub items: u64,
     /// Items that are values (not hash keys, class names or regexp parts).
     pub values: u64,
     pub keys: u64,
@@ -68,7 +66,6 @@ pub struct Stats {
     pub objects: u64,
     pub objectv: u64,
     pub weaken: u64,
-    pub pads: u64,
 }
 
 /// Why a walk stopped.
@@ -190,11 +187,17 @@ impl<'a> Walker<'a> {
     }
 
     fn mark(&mut self, pos: usize) {
+        // grown as the walk goes: the buffer may hold more than this body
+        if pos / 64 >= self.starts.len() {
+            self.starts.resize(pos / 64 + 1, 0);
+        }
         self.starts[pos / 64] |= 1 << (pos % 64);
     }
 
     fn is_start(&self, pos: usize) -> bool {
-        self.starts[pos / 64] & (1 << (pos % 64)) != 0
+        self.starts
+            .get(pos / 64)
+            .is_some_and(|w| w & (1 << (pos % 64)) != 0)
     }
 
     /// The string at buffer position `p`, if a string tag is there.
@@ -232,20 +235,22 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// Walks the body in `buf`, whose first byte has body offset `shift`,
-/// calling `each` for every tag in order.
+/// Walks the body at the start of `buf`, whose first byte has body offset
+/// `shift`, calling `each` for every tag in order and counting in `stats`
+/// (which, after a failure, holds the counts up to it). Returns where the
+/// body's value ends: what follows is not the walker's business.
 pub fn walk<'a>(
     buf: &'a [u8],
     shift: usize,
+    stats: &mut Stats,
     mut each: impl FnMut(&Item<'a>) -> std::io::Result<()>,
-) -> Result<Stats, Fail> {
+) -> Result<usize, Fail> {
     let mut w = Walker {
         buf,
         pos: 0,
         shift,
-        starts: vec![0; buf.len() / 64 + 1],
+        starts: Vec::new(),
     };
-    let mut stats = Stats::default();
     let mut stack = vec![Frame {
         kind: Kind::Root,
         left: 1,
@@ -274,13 +279,11 @@ pub fn walk<'a>(
             detail: Detail::None,
         };
         if bare == tag::PAD {
-            stats.pads += 1;
             each(&item).map_err(Fail::Io)?;
             continue;
         }
         frame.left -= 1;
         frame.index += 1;
-        stats.items += 1;
         match role {
             Role::Value => stats.values += 1,
             Role::Key => stats.keys += 1,
@@ -424,8 +427,5 @@ pub fn walk<'a>(
             }
         }
     }
-    if w.pos != buf.len() {
-        return w.bad(w.pos, "trailing data after the document body");
-    }
-    Ok(stats)
+    Ok(w.pos)
 }

@@ -1,60 +1,41 @@
 //! The `sereal` binary: every command, on corpus documents and bad input.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
-fn sereal(args: &[&str], stdin: &[u8]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sereal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code().unwrap_or(-1), text)
-}
+use common::{canon, run, text, TempDir};
 
 #[test]
 fn validate_reports_each_file_and_fails_on_any_error() {
-    let dir = std::env::temp_dir().join(format!("sereal-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let good = dir.join("good.srl");
-    std::fs::write(
-        &good,
-        sereal::encode(&sereal::Value::array([1, 2])).unwrap(),
-    )
-    .unwrap();
-    let bad = dir.join("bad.srl");
-    // an array claiming 5 elements with only one present
-    std::fs::write(&bad, b"=\xF3rl\x05\x00\x28\x2b\x05\x01").unwrap();
-    let (code, out) = sereal(&["validate", good.to_str().unwrap()], b"");
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("good.srl: OK"), "{out}");
-    let (code, out) = sereal(
-        &["validate", good.to_str().unwrap(), bad.to_str().unwrap()],
-        b"",
+    let dir = TempDir::new("validate");
+    let good = dir.file(
+        "good.srl",
+        &sereal::encode(&sereal::Value::array([1, 2])).unwrap(),
     );
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("good.srl: OK"), "{out}");
-    assert!(
-        out.contains("bad.srl: ") && out.contains("at offset 8"),
-        "{out}"
+    // an array claiming 5 elements with only one present
+    let bad = dir.file("bad.srl", b"=\xF3rl\x05\x00\x28\x2b\x05\x01");
+    let (code, out, _) = run(&["validate", &good], b"");
+    assert_eq!((code, text(&out)), (0, format!("{good}: OK\n")));
+    let (code, out, err) = run(&["validate", &bad, &good], b"");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        text(&out),
+        format!("{bad}: error at offset 8: unexpected end of input\n{good}: OK\n")
     );
     // stdin, and input that is not Sereal at all
-    let (code, out) = sereal(&["validate", "-"], b"{\"json\": true}");
+    let (code, out, _) = run(&["validate", "-"], b"{\"json\": true}");
     assert_eq!(code, 1);
-    assert!(
-        out.contains("-: not a Sereal document (bad magic string) at offset 0"),
-        "{out}"
+    assert_eq!(
+        text(&out),
+        "-: error at offset 0: not a Sereal document (bad magic string); \
+         this looks like JSON: `sereal from-json` reads JSON\n"
     );
-    let (code, out) = sereal(&["validate", "-"], b"=\xC3\xB3rl\x05\x00\x01");
+    let (code, out, _) = run(&["validate"], b"=\xC3\xB3rl\x05\x00\x01");
     assert_eq!(code, 1);
-    assert!(out.contains("UTF-8 encoded"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        text(&out),
+        "-: error at offset 0: bad magic string: \
+         this Sereal document was UTF-8 encoded after it was written\n"
+    );
 }
 
 #[test]
@@ -63,57 +44,22 @@ fn conformance_prints_the_summary_line() {
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/corpus/perl-sereal-5.003/v3.jsonl.zst"
     );
-    let (code, out) = sereal(&["conformance", corpus], b"");
-    assert_eq!(code, 0, "{out}");
-    assert_eq!(out.lines().last(), Some("1408 passed, 0 failed"));
+    let (code, out, err) = run(&["conformance", corpus], b"");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(text(&out).lines().last(), Some("1408 passed, 0 failed"));
     let freeze = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/corpus/perl-sereal-5.003/v5_freeze.jsonl.zst"
     );
-    let (code, out) = sereal(&["conformance", freeze], b"");
-    assert_eq!(code, 0, "{out}");
-    assert_eq!(out.lines().last(), Some("1408 passed, 0 failed"));
+    let (code, out, err) = run(&["conformance", freeze], b"");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(text(&out).lines().last(), Some("1408 passed, 0 failed"));
 }
 
 // ---------------------------------------------------------------------------
 // info, dump, to-json, from-json
 
 use sereal::conformance::read_cases;
-
-/// Runs the binary: exit code, standard output (bytes) and standard error.
-fn run(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sereal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // a command may stop reading early; a closed pipe is not a failure here
-    let _ = input.write_all(stdin);
-    drop(input);
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    (out.status.code().unwrap_or(-1), out.stdout, err)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).unwrap()
-}
-
-fn canon(profile: &str, id: u64) -> Vec<u8> {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus/perl-sereal-5.003")
-        .join(format!("{profile}.jsonl.zst"));
-    read_cases(&path)
-        .unwrap()
-        .into_iter()
-        .find(|c| c.id == id)
-        .and_then(|c| c.canon)
-        .unwrap()
-}
 
 /// The header (type bits cleared) and decompressed body of a document.
 fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>) {
@@ -248,22 +194,20 @@ fn to_json_plain_and_lossless() {
     let (code, again, _) = run(&["from-json", "--lossless", "-"], &json);
     assert_eq!((code, again), (0, with_header));
     // -o writes a file
-    let dir = std::env::temp_dir().join(format!("sereal-cli-json-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let srl = dir.join("doc.srl");
-    let json = dir.join("doc.json");
-    let again = dir.join("again.srl");
-    std::fs::write(&srl, &doc).unwrap();
-    let p = |p: &std::path::Path| p.to_str().unwrap().to_owned();
-    let (code, out, _) = run(&["to-json", "--lossless", &p(&srl), "-o", &p(&json)], b"");
+    let dir = TempDir::new("json");
+    let srl = dir.file("doc.srl", &doc);
+    let json = dir.0.join("doc.json").to_str().unwrap().to_owned();
+    let again = dir.0.join("again.srl").to_str().unwrap().to_owned();
+    let (code, out, _) = run(&["to-json", "--lossless", &srl, "-o", &json], b"");
     assert_eq!((code, out.len()), (0, 0));
-    let (code, out, _) = run(
-        &["from-json", "--lossless", &p(&json), "-o", &p(&again)],
-        b"",
-    );
+    let (code, out, _) = run(&["from-json", "--lossless", &json, "-o", &again], b"");
     assert_eq!((code, out.len()), (0, 0));
     assert_eq!(std::fs::read(&again).unwrap(), doc);
-    std::fs::remove_dir_all(&dir).unwrap();
+    // a failed conversion leaves no output file behind
+    let failed = dir.0.join("failed.json");
+    let (code, _, _) = run(&["to-json", "-", "-o", failed.to_str().unwrap()], b"junk");
+    assert_eq!(code, 1);
+    assert!(!failed.exists());
 }
 
 #[test]
@@ -450,6 +394,7 @@ fn mangled_documents_never_panic() {
         for cmd in [
             &["info", "-"][..],
             &["dump", "-"],
+            &["show", "-"],
             &["to-json", "--lossless", "-"],
         ] {
             let (code, _, err) = run(cmd, &doc);
@@ -469,6 +414,7 @@ fn help_explains_every_command_with_examples() {
     for cmd in [
         "info",
         "dump",
+        "show",
         "to-json",
         "from-json",
         "validate",
@@ -477,9 +423,75 @@ fn help_explains_every_command_with_examples() {
     ] {
         assert!(out.contains(cmd), "{cmd}\n{out}");
     }
-    for cmd in ["info", "dump", "to-json", "from-json"] {
+    for cmd in ["info", "dump", "show", "to-json", "from-json"] {
         let (code, out, _) = run(&[cmd, "--help"], b"");
         assert_eq!(code, 0);
         assert!(text(&out).contains("Example"), "{cmd}");
     }
+}
+
+/// The README's `users40.json` example: the JSON its Perl one-liner writes,
+/// to a zstd document, and the first lines of `info`.
+#[test]
+fn readme_users40_example() {
+    let records: Vec<String> = (1..=40)
+        .map(|i| format!(r#"{{"email":"user{i}@example.com","id":{i},"name":"user{i}"}}"#))
+        .collect();
+    let json = format!("[{}]", records.join(","));
+    let dir = TempDir::new("users40");
+    let src = dir.file("users40.json", json.as_bytes());
+    let srl = dir.0.join("users40.srl");
+    let srl = srl.to_str().unwrap();
+    let args = [
+        "from-json",
+        "--compress",
+        "zstd",
+        "--compress-threshold",
+        "0",
+    ];
+    let (code, _, err) = run(&[&args[..], &[&src, "-o", srl]].concat(), b"");
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&["info", srl], b"");
+    assert_eq!(code, 0);
+    let head: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().take(4).collect();
+    assert_eq!(
+        head,
+        [
+            format!("file:              {srl}").as_str(),
+            "protocol version:  5",
+            "document type:     4 (zstd)",
+            "compression:       1378 bytes -> 259 bytes (ratio 5.32)",
+        ]
+    );
+}
+
+/// Plain JSON writes a shared node out at each meeting: `--max-repeat`
+/// bounds the values written again, and a tree writes none again.
+#[test]
+fn to_json_max_repeat_bounds_only_shared_nodes_written_again() {
+    let tree = sereal::encode(&sereal::Value::array(0..100)).unwrap();
+    let (code, out, err) = run(&["to-json", "--compact", "--max-repeat", "1"], &tree);
+    assert_eq!(code, 0, "{err}");
+    let numbers: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+    assert_eq!(text(&out), format!("[{}]\n", numbers.join(",")));
+    let shared = sereal::Ref::array(vec![sereal::Value::from(7); 10]);
+    let doc = sereal::encode(&sereal::Value::array([
+        sereal::Value::from(&shared),
+        sereal::Value::from(&shared),
+    ]))
+    .unwrap();
+    drop(shared);
+    let (code, out, _) = run(&["to-json", "--compact", "--max-repeat", "10"], &doc);
+    let ten = format!("[{}]", ["7"; 10].join(","));
+    assert_eq!((code, text(&out)), (0, format!("[{ten},{ten}]\n")));
+    let (code, _, err) = run(&["to-json", "--max-repeat", "9"], &doc);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error: plain JSON writes a shared node out again at each meeting, and this \
+         document's would pass --max-repeat 9 values written again; raise it (0: no \
+         limit), or write --lossless JSON, which writes each node once\n"
+    );
+    let (code, _, _) = run(&["to-json", "--max-repeat", "0"], &doc);
+    assert_eq!(code, 0);
 }

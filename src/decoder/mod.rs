@@ -459,6 +459,34 @@ impl Decoder {
         frame(&self.opts, input, header).map(|(body, shift, _)| (body, shift))
     }
 
+    /// As [`body_bytes`](Self::body_bytes), for a document that may be
+    /// followed by more data (a stream of concatenated documents): also
+    /// returns where a compressed document ends in `input`, its frame's
+    /// length being known. A raw body (`None`) ends where its value does,
+    /// which only a walk of its tags can tell.
+    ///
+    /// ```
+    /// use sereal::{Compression, Decoder, Encoder, EncoderOptions, Header, Value};
+    /// let opts = EncoderOptions::new().compress(Compression::Zlib).compress_threshold(0);
+    /// let text = "zipped ".repeat(100);
+    /// let mut stream = Encoder::new(opts).unwrap().encode(&Value::from(&text)).unwrap();
+    /// let first = stream.len();
+    /// stream.extend(sereal::encode(&Value::from(2)).unwrap());
+    /// let dec = Decoder::default();
+    /// let h = Header::parse(&stream).unwrap();
+    /// let (body, shift, end) = dec.body_frame(&stream, &h).unwrap();
+    /// assert_eq!((&body[3..], shift, end), (text.as_bytes(), 1, Some(first)));
+    /// let h = Header::parse(&stream[first..]).unwrap();
+    /// assert_eq!(dec.body_frame(&stream[first..], &h).unwrap().2, None);
+    /// ```
+    pub fn body_frame<'a>(
+        &self,
+        input: &'a [u8],
+        header: &Header,
+    ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
+        frame(&self.opts, input, header)
+    }
+
     /// Decodes the document at the start of `input`, which may be followed
     /// by more data: returns its body and the number of bytes it took.
     ///

@@ -1,0 +1,59 @@
+//! `validate` and `conformance`: pass or fail, per document or case.
+
+use crate::input::{Doc, Res, Stop};
+use sereal::conformance::{read_cases, Report};
+use sereal::Decoder;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Decodes one document fully (user header data and body): prints `OK` or
+/// the error, on one line.
+pub fn validate(doc: &Doc, out: &mut dyn Write) -> Res<usize> {
+    let dec = Decoder::default();
+    let decoded = dec
+        .decode_header(doc.bytes)
+        .and_then(|_| dec.decode_prefix(doc.bytes).map(|(_, used)| used));
+    match decoded {
+        Ok(used) => {
+            writeln!(out, "{}: OK", doc.label(Some(used)))?;
+            Ok(used)
+        }
+        Err(e) => {
+            writeln!(out, "{}: {}", doc.label(None), doc.error_text(&e))?;
+            Err(Stop::Failed)
+        }
+    }
+}
+
+/// Prints a line; a closed output is not worth a panic.
+fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+pub fn conformance(files: &[PathBuf]) -> ExitCode {
+    let mut report = Report::default();
+    for f in files {
+        match read_cases(f) {
+            Ok(cases) => report.add(&cases),
+            Err(e) => {
+                eprintln!("sereal: cannot read {}: {e}", f.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    for (id, name, profile, what, at) in &report.failed {
+        let at = at
+            .map(|o| format!(" (first difference at byte {o})"))
+            .unwrap_or_default();
+        say(format_args!(
+            "FAIL case {id} [{profile}] {name}: {what}{at}"
+        ));
+    }
+    say(format_args!("{}", report.summary()));
+    if report.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,339 @@
+//! Inputs: files and standard input, the documents one after another in
+//! each, and errors worded for a person, with offsets in the input.
+
+use crate::walk::Fail;
+use base64::Engine;
+use sereal::protocol::{MAGIC_V1, MAGIC_V3};
+use sereal::{Error, ErrorKind};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// A failed command or input: its message (printed as is), or a quiet stop
+/// when the reader of the output went away.
+pub enum Stop {
+    Msg(String),
+    /// A failure the command has already reported.
+    Failed,
+    BrokenPipe,
+}
+
+pub type Res<T = ()> = Result<T, Stop>;
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Stop::BrokenPipe
+        } else {
+            Stop::Msg(format!("error: {e}"))
+        }
+    }
+}
+
+pub fn msg<T>(m: impl Into<String>) -> Res<T> {
+    Err(Stop::Msg(m.into()))
+}
+
+/// The inputs to read: the files named, or standard input when there are
+/// none.
+pub fn paths(files: &[PathBuf]) -> Vec<PathBuf> {
+    if files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        files.to_vec()
+    }
+}
+
+/// The bytes of a file, or of standard input for `-`.
+pub fn read(path: &Path) -> Res<Vec<u8>> {
+    let read = if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map(|_| buf)
+    } else {
+        std::fs::read(path)
+    };
+    read.or_else(|e| msg(format!("error: cannot read {}: {e}", path.display())))
+}
+
+/// The bytes of a Sereal input, decoded from base64 text when `base64`.
+pub fn read_documents(path: &Path, base64: bool) -> Res<Vec<u8>> {
+    let bytes = read(path)?;
+    if !base64 {
+        return Ok(bytes);
+    }
+    let text: Vec<u8> = bytes
+        .into_iter()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let config = base64::engine::GeneralPurposeConfig::new()
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent);
+    let url_safe = text.iter().any(|&b| b == b'-' || b == b'_');
+    let alphabet = if url_safe {
+        &base64::alphabet::URL_SAFE
+    } else {
+        &base64::alphabet::STANDARD
+    };
+    base64::engine::GeneralPurpose::new(alphabet, config)
+        .decode(&text)
+        .or_else(|e| {
+            msg(format!(
+                "error: {} is not base64 text ({e}; whitespace is ignored)",
+                path.display()
+            ))
+        })
+}
+
+/// One document of an input.
+pub struct Doc<'a> {
+    /// The input's name as given (`-` for standard input).
+    pub name: &'a str,
+    /// How many inputs the command was given.
+    pub inputs: usize,
+    /// Its number in the input, from 1.
+    pub index: usize,
+    /// Its offset in the input.
+    pub offset: usize,
+    /// The input from the document's first byte to the input's end.
+    pub bytes: &'a [u8],
+}
+
+impl Doc<'_> {
+    /// Whether the input holds other documents, this one being `len`
+    /// bytes long (`None`: unknown, as for a document that fails).
+    pub fn several(&self, len: Option<usize>) -> bool {
+        self.index > 1 || len.is_some_and(|l| l < self.bytes.len())
+    }
+
+    /// The input's name, with the document's number and offset when the
+    /// input holds several.
+    pub fn label(&self, len: Option<usize>) -> String {
+        if self.several(len) {
+            format!(
+                "{}, document {} at offset {}",
+                self.name, self.index, self.offset
+            )
+        } else {
+            self.name.to_owned()
+        }
+    }
+
+    /// The label of a document that needs one to be told from the others
+    /// in the output: of an input among several, or of several documents.
+    pub fn heading(&self, len: Option<usize>) -> Option<String> {
+        (self.inputs > 1 || self.several(len)).then(|| self.label(len))
+    }
+
+    /// ` (document N)` after a stream offset, for documents after the first.
+    fn which(&self) -> String {
+        if self.index > 1 {
+            format!(" (document {})", self.index)
+        } else {
+            String::new()
+        }
+    }
+
+    /// A decoder error on this document's bytes, its offset made an offset
+    /// in the input: `error at offset N: ...`.
+    pub fn error(&self, e: &Error) -> Stop {
+        Stop::Msg(self.error_text(e))
+    }
+
+    /// The text of [`Doc::error`].
+    pub fn error_text(&self, e: &Error) -> String {
+        let in_body = e.to_string().contains("at decompressed body offset");
+        let kind = e.kind();
+        match e.offset() {
+            Some(o) if in_body => format!(
+                "error at decompressed body offset {o}{}: {kind}",
+                self.body_of()
+            ),
+            Some(o) => format!(
+                "error at offset {}{}: {kind}{}",
+                self.offset + o,
+                self.which(),
+                self.hint(kind, o)
+            ),
+            None => format!("error{}: {kind}", self.which()),
+        }
+    }
+
+    /// ` of the document at offset N`, for a document after the first.
+    fn body_of(&self) -> String {
+        if self.index > 1 {
+            format!(" (document {} at offset {})", self.index, self.offset)
+        } else {
+            String::new()
+        }
+    }
+
+    /// What the bytes look like when they are not Sereal.
+    fn hint(&self, kind: &ErrorKind, at: usize) -> &'static str {
+        if at != 0 {
+            return "";
+        }
+        match kind {
+            ErrorKind::Truncated if self.bytes.is_empty() => " (the input is empty)",
+            ErrorKind::BadMagic if looks_like_json(self.bytes) => {
+                "; this looks like JSON: `sereal from-json` reads JSON"
+            }
+            ErrorKind::BadMagic if looks_like_base64(self.bytes) => {
+                "; this looks like base64 text of a Sereal document: add --base64 (or pipe it through `base64 -d`)"
+            }
+            _ => "",
+        }
+    }
+
+    /// A tag walker failure at position `pos` of a buffer whose first byte
+    /// is at this document's offset `start` (`None`: a decompressed body)
+    /// and has body offset `shift`.
+    pub fn walk_error(&self, f: Fail, start: Option<usize>, shift: usize) -> Stop {
+        match f {
+            Fail::Io(e) => Stop::from(e),
+            Fail::Bad(pos, m) => Stop::Msg(match start {
+                Some(s) => format!(
+                    "error at offset {}{} (body offset {}): {m}",
+                    self.offset + s + pos,
+                    self.which(),
+                    pos + shift
+                ),
+                None => format!(
+                    "error at decompressed body offset {pos}{} (body offset {}): {m}",
+                    self.body_of(),
+                    pos + shift
+                ),
+            }),
+        }
+    }
+}
+
+fn looks_like_json(b: &[u8]) -> bool {
+    let text = b.trim_ascii_start();
+    matches!(text.first(), Some(b'{' | b'[' | b'"')) && std::str::from_utf8(b).is_ok()
+}
+
+/// Whether the bytes start with base64 text of a Sereal magic string.
+fn looks_like_base64(b: &[u8]) -> bool {
+    let text = b.trim_ascii_start();
+    let Some(head) = text.get(..8) else {
+        return false;
+    };
+    let engine = if head.iter().any(|&c| c == b'-' || c == b'_') {
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+    } else {
+        &base64::engine::general_purpose::STANDARD_NO_PAD
+    };
+    engine
+        .decode(head)
+        .is_ok_and(|m| m.starts_with(MAGIC_V1) || m.starts_with(MAGIC_V3))
+}
+
+/// Runs `each` on the documents of every input in turn, writing to `out`;
+/// `each` returns the length of its document. An input stops at its first
+/// failed document (where the next would start is unknown), which is
+/// reported on standard error after what was written; the next input is
+/// read. Returns whether every document of every input succeeded.
+pub fn each_document(
+    files: &[PathBuf],
+    base64: bool,
+    out: &mut Output,
+    mut each: impl FnMut(&Doc, &mut dyn Write) -> Res<usize>,
+) -> Res<bool> {
+    let paths = paths(files);
+    let mut ok = true;
+    for path in &paths {
+        let name = path.display().to_string();
+        let result = read_documents(path, base64).and_then(|bytes| {
+            documents_of(&name, paths.len(), &bytes, |doc| each(doc, out.writer()))
+        });
+        match result {
+            Ok(()) => {}
+            Err(Stop::BrokenPipe) => return Err(Stop::BrokenPipe),
+            Err(Stop::Failed) => ok = false,
+            Err(Stop::Msg(m)) => {
+                ok = false;
+                out.flush()?;
+                eprintln!("{m}");
+            }
+        }
+    }
+    Ok(ok)
+}
+
+fn documents_of(
+    name: &str,
+    inputs: usize,
+    bytes: &[u8],
+    mut each: impl FnMut(&Doc) -> Res<usize>,
+) -> Res {
+    let mut offset = 0;
+    let mut index = 1;
+    loop {
+        let doc = Doc {
+            name,
+            inputs,
+            index,
+            offset,
+            bytes: &bytes[offset..],
+        };
+        // at least one byte, or the empty loop would never end
+        offset += each(&doc)?.max(1);
+        if offset >= bytes.len() {
+            return Ok(());
+        }
+        index += 1;
+    }
+}
+
+/// Where a command writes: standard output, or a file that is removed
+/// again if the command fails.
+pub struct Output {
+    w: std::io::BufWriter<Box<dyn Write>>,
+    file: Option<PathBuf>,
+}
+
+impl Output {
+    pub fn open(path: Option<&Path>) -> Res<Output> {
+        let (sink, file): (Box<dyn Write>, _) = match path {
+            Some(p) if p.as_os_str() != "-" => {
+                let f = std::fs::File::create(p)
+                    .or_else(|e| msg(format!("error: cannot write {}: {e}", p.display())))?;
+                (Box::new(f), Some(p.to_owned()))
+            }
+            _ => (Box::new(std::io::stdout()), None),
+        };
+        Ok(Output {
+            w: std::io::BufWriter::with_capacity(1 << 16, sink),
+            file,
+        })
+    }
+
+    pub fn writer(&mut self) -> &mut dyn Write {
+        &mut self.w
+    }
+
+    /// Flushes what was written, so that an error printed next comes after it.
+    pub fn flush(&mut self) -> Res {
+        self.w.flush().map_err(|e| self.write_error(e))
+    }
+
+    fn write_error(&self, e: std::io::Error) -> Stop {
+        match &self.file {
+            Some(p) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Stop::Msg(format!("error: cannot write {}: {e}", p.display()))
+            }
+            _ => Stop::from(e),
+        }
+    }
+
+    /// Ends the output: flushed, or (after a failure) an output file removed.
+    pub fn close(mut self, ok: bool) -> Res {
+        if ok {
+            return self.flush();
+        }
+        let Output { w, file } = self;
+        drop(w);
+        if let Some(p) = file {
+            let _ = std::fs::remove_file(p);
+        }
+        Ok(())
+    }
+}

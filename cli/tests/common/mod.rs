@@ -1,0 +1,69 @@
+//! What the tests of the `sereal` binary share: running it, and corpus
+//! documents.
+
+#![allow(dead_code)] // each test file uses its own part
+
+use sereal::conformance::read_cases;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs the binary: exit code, standard output (bytes) and standard error.
+/// No run may panic.
+pub fn run(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sereal"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // a command may stop reading early; a closed pipe is not a failure here
+    let _ = input.write_all(stdin);
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    (out.status.code().unwrap_or(-1), out.stdout, err)
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+/// The `canon` document of corpus case `id` of `profile`.
+pub fn canon(profile: &str, id: u64) -> Vec<u8> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus/perl-sereal-5.003")
+        .join(format!("{profile}.jsonl.zst"));
+    read_cases(&path)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == id)
+        .and_then(|c| c.canon)
+        .unwrap()
+}
+
+/// A fresh directory for one test's files, removed when dropped.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sereal-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// Writes `bytes` to the file `name` in the directory: its path.
+    pub fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
