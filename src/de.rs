@@ -951,8 +951,23 @@ pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(mut reader: R) -> 
     let mut buf = Vec::new();
     reader
         .read_to_end(&mut buf)
-        .map_err(|e| Error::new(ErrorKind::Invalid(format!("read failed: {e}"))))?;
+        .map_err(|e| Error::io("read", e))?;
     from_slice(&buf)
+}
+
+/// Reads a `T` from a [`Value`](crate::Value) graph, as
+/// [`from_slice`] reads it from the graph's encoding (which it goes through:
+/// the graph is encoded once, with the default options).
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct User { id: u32, name: String }
+/// let v = sereal::Value::hash([("id", sereal::Value::from(7)), ("name", "ann".into())]);
+/// let user: User = sereal::from_value(&v).unwrap();
+/// assert_eq!(user, User { id: 7, name: "ann".into() });
+/// ```
+pub fn from_value<T: de::DeserializeOwned>(value: &crate::Value) -> Result<T> {
+    from_slice(&crate::encode(value)?)
 }
 
 impl de::Error for Error {
@@ -971,6 +986,12 @@ macro_rules! forward {
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = Error;
+
+    /// As [`Serializer`](crate::Serializer): the compact forms, so what this
+    /// crate wrote reads back.
+    fn is_human_readable(&self) -> bool {
+        false
+    }
 
     forward!(Want::Any; deserialize_any, deserialize_f32, deserialize_f64, deserialize_char,
         deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf, deserialize_unit,

@@ -56,8 +56,63 @@ pub enum ErrorKind {
     /// The document is compressed with a codec this build of the crate
     /// leaves out: the name of the cargo feature that builds it in.
     MissingFeature(&'static str),
+    /// Reading the input or writing the output failed; the
+    /// [`std::io::Error`] is the error's [`source`](std::error::Error::source).
+    Io(IoError),
     /// Any other inconsistency in the document.
     Invalid(String),
+}
+
+/// An I/O failure inside an [`Error`]: the [`std::io::Error`], shared so
+/// that errors stay `Clone`. Two are equal when their kinds and messages are.
+#[derive(Clone, Debug)]
+pub struct IoError {
+    error: std::sync::Arc<std::io::Error>,
+    // "read", "write", or "I/O" when not known
+    op: &'static str,
+}
+
+impl IoError {
+    /// The underlying error.
+    pub fn get(&self) -> &std::io::Error {
+        &self.error
+    }
+}
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &IoError) -> bool {
+        self.op == other.op
+            && self.error.kind() == other.error.kind()
+            && self.error.to_string() == other.error.to_string()
+    }
+}
+
+impl Error {
+    /// An [`ErrorKind::Io`] error of a read or a write (`op`).
+    pub(crate) fn io(op: &'static str, e: std::io::Error) -> Error {
+        Error::new(ErrorKind::Io(IoError {
+            error: std::sync::Arc::new(e),
+            op,
+        }))
+    }
+}
+
+impl Eq for IoError {}
+
+impl From<std::io::Error> for Error {
+    /// An [`ErrorKind::Io`] error, without a position.
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "gone");
+    /// let e = sereal::Error::from(io);
+    /// assert!(matches!(e.kind(), sereal::ErrorKind::Io(_)));
+    /// assert_eq!(e.source().unwrap().to_string(), "gone");
+    /// assert_eq!(e.to_string(), "I/O failed: gone");
+    /// ```
+    fn from(e: std::io::Error) -> Error {
+        Error::io("I/O", e)
+    }
 }
 
 /// An error, with the byte offset in the input where decoding failed
@@ -195,6 +250,7 @@ impl fmt::Display for ErrorKind {
                 f,
                 "{name} compression is not built in: enable the `{name}` cargo feature of the sereal crate"
             ),
+            ErrorKind::Io(e) => write!(f, "{} failed: {}", e.op, e.error),
             ErrorKind::Invalid(m) => write!(f, "{m}"),
         }
     }
@@ -211,4 +267,11 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.0.kind {
+            ErrorKind::Io(e) => Some(&*e.error),
+            _ => None,
+        }
+    }
+}

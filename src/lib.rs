@@ -38,12 +38,12 @@ pub mod value;
 
 pub use compress::Compression;
 #[cfg(feature = "serde")]
-pub use de::{from_reader, from_slice, from_slice_with, Deserializer};
+pub use de::{from_reader, from_slice, from_slice_with, from_value, Deserializer};
 pub use decoder::{decode, looks_like_sereal, Decoder, DecoderOptions, Documents, Header};
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions, KeyOrder};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, IoError, Result};
 #[cfg(feature = "serde")]
-pub use ser::{to_vec, to_vec_with, to_writer, Serializer};
+pub use ser::{to_value, to_vec, to_vec_with, to_writer, to_writer_with, Serializer};
 pub use stream::{Incremental, ReadDocuments};
 pub use value::{
     Array, Body, Document, Foreign, Hash, Key, Node, NotSendable, Ref, Regexp, SendDocument, Str,

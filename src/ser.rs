@@ -360,12 +360,67 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, opts: &SerializerOptions) -
     Ok(out)
 }
 
-/// Serializes `value` into `writer`.
-pub fn to_writer<W: std::io::Write, T: Serialize + ?Sized>(mut writer: W, value: &T) -> Result<()> {
-    let bytes = to_vec(value)?;
-    writer
-        .write_all(&bytes)
-        .map_err(|e| Error::new(ErrorKind::Invalid(format!("write failed: {e}"))))
+/// Serializes `value` into `writer` with the default options.
+///
+/// ```
+/// let mut out = Vec::new();
+/// sereal::to_writer(&mut out, &[1, 2]).unwrap();
+/// assert_eq!(sereal::from_slice::<Vec<u8>>(&out).unwrap(), [1, 2]);
+/// ```
+pub fn to_writer<W: std::io::Write, T: Serialize + ?Sized>(writer: W, value: &T) -> Result<()> {
+    to_writer_with(writer, value, &SerializerOptions::default())
+}
+
+/// Serializes `value` into `writer` with `opts`. A failed write is an
+/// [`ErrorKind::Io`] error whose `source()` is the [`std::io::Error`].
+///
+/// ```
+/// use sereal::{ser::SerializerOptions, Compression};
+/// let opts = SerializerOptions::new().compress(Compression::Zstd).compress_threshold(0);
+/// let mut out = Vec::new();
+/// sereal::to_writer_with(&mut out, &vec!["abc"; 100], &opts).unwrap();
+/// assert_eq!(out[4] >> 4, 4); // document type 4: zstd
+/// ```
+pub fn to_writer_with<W: std::io::Write, T: Serialize + ?Sized>(
+    mut writer: W,
+    value: &T,
+    opts: &SerializerOptions,
+) -> Result<()> {
+    let bytes = to_vec_with(value, opts)?;
+    writer.write_all(&bytes).map_err(|e| Error::io("write", e))
+}
+
+/// Serializes `value` into a [`Value`](crate::Value) graph: what
+/// decoding [`to_vec`]'s output gives (the value goes through its encoding).
+///
+/// ```
+/// let v = sereal::to_value(&std::collections::BTreeMap::from([("id", 7)])).unwrap();
+/// assert_eq!(v.get("id"), Some(sereal::Value::from(7)));
+/// ```
+pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<crate::Value> {
+    Ok(crate::decode(&to_vec(value)?)?.into_value())
+}
+
+impl From<&crate::EncoderOptions> for SerializerOptions {
+    /// The options of `opts` that apply to serde data, so one set of
+    /// encoder options can serve both encoding paths.
+    ///
+    /// ```
+    /// use sereal::{ser::SerializerOptions, EncoderOptions};
+    /// let enc = EncoderOptions::new().protocol_version(3).sort_keys(true);
+    /// let bytes = sereal::to_vec_with(&[1], &SerializerOptions::from(&enc)).unwrap();
+    /// assert_eq!(bytes[4], 3);
+    /// ```
+    fn from(opts: &crate::EncoderOptions) -> SerializerOptions {
+        SerializerOptions {
+            protocol_version: opts.protocol_version,
+            compress: opts.compress,
+            compress_threshold: opts.compress_threshold,
+            compress_level: opts.compress_level,
+            sort_keys: opts.sort_keys,
+            dedupe_strings: opts.dedupe_strings,
+        }
+    }
 }
 
 impl ser::Error for Error {
@@ -539,6 +594,12 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     type SerializeMap = Compound<'a, 'w>;
     type SerializeStruct = Compound<'a, 'w>;
     type SerializeStructVariant = Compound<'a, 'w>;
+
+    /// Sereal is a binary format: types with a compact form (addresses,
+    /// UUIDs and the like) write it, as they do for bincode or MessagePack.
+    fn is_human_readable(&self) -> bool {
+        false
+    }
 
     fn serialize_bool(self, v: bool) -> Result<()> {
         if self.opts.protocol_version >= 5 {
@@ -714,8 +775,8 @@ impl ser::Serializer for KeySerializer<'_> {
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        let text =
-            std::str::from_utf8(v).map_err(|_| ser::Error::custom("a hash key must be text"))?;
+        let text = std::str::from_utf8(v)
+            .map_err(|_| <Error as ser::Error>::custom("a hash key must be text"))?;
         self.0.push_str(text);
         Ok(())
     }

@@ -1042,10 +1042,7 @@ impl<R: Read> Iterator for ReadDocuments<R> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     let at = self.inc.base + self.inc.buf.len();
-                    return Some(Err(Error::at(
-                        ErrorKind::Invalid(format!("read failed: {e}")),
-                        at,
-                    )));
+                    return Some(Err(Error::io("read", e).or_at(at, false)));
                 }
             }
         }

@@ -308,3 +308,23 @@ fn perl_reads_rust_structs_and_writes_them_back() {
     );
     assert_eq!(r.bytes.0, [0, 255]);
 }
+
+/// A binary format: types with a compact form use it, both ways.
+#[test]
+fn serializer_and_deserializer_are_not_human_readable() {
+    use serde::{Deserializer as _, Serializer as _};
+    let mut out = Vec::new();
+    let mut ser = sereal::Serializer::new(&mut out, Default::default()).unwrap();
+    let ser = &mut ser;
+    assert!(!ser.is_human_readable());
+    let doc = sereal::to_vec(&1).unwrap();
+    let mut de = sereal::Deserializer::from_slice_with(&doc, Default::default()).unwrap();
+    let de = &mut de;
+    assert!(!de.is_human_readable());
+
+    let ip: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+    let bytes = sereal::to_vec(&ip).unwrap();
+    // not the text "10.0.0.1": the V4 variant and its four octets
+    assert!(!bytes.windows(8).any(|w| w == b"10.0.0.1"), "{bytes:x?}");
+    assert_eq!(sereal::from_slice::<std::net::IpAddr>(&bytes).unwrap(), ip);
+}

@@ -108,7 +108,7 @@ fn scalars_eq(a: &Value, b: &Value) -> bool {
 /// before protocol 5: `1` for true, the empty byte string for false.
 fn perl_bool_form(v: &Value) -> Option<bool> {
     match v {
-        Value::Int(1) => Some(true),
+        Value::Int(1) | Value::UInt(1) => Some(true),
         Value::Bytes(s) if s.is_empty() => Some(false),
         _ => None,
     }
@@ -177,5 +177,55 @@ mod tests {
         assert_eq!(Value::Bool(false), Value::bytes(""));
         assert_ne!(Value::Bool(false), Value::Int(0));
         assert_ne!(Value::Bool(true), Value::bytes("1"));
+    }
+
+    /// Equality by meaning is an equivalence: symmetric and transitive over
+    /// every pair and triple of a set of scalars that covers each rule.
+    #[test]
+    fn scalar_equality_is_symmetric_and_transitive() {
+        use Value::*;
+        let gone = crate::Ref::hash(Default::default());
+        let dead = Value::weak(&gone);
+        drop(gone);
+        let cell = crate::Ref::scalar(1);
+        let values = [
+            Undef,
+            CanonicalUndef,
+            dead,
+            Bool(true),
+            Bool(false),
+            True,
+            False,
+            Int(1),
+            UInt(1),
+            Int(0),
+            UInt(0),
+            Int(-1),
+            UInt(u64::MAX),
+            Float(1.0),
+            Double(1.0),
+            Double(f64::NAN),
+            Float(f32::NAN),
+            Value::bytes(""),
+            Value::utf8(""),
+            Value::bytes("1"),
+            Value::utf8("1"),
+            Alias(cell),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(a == b, b == a, "symmetry: {a:?} {b:?}");
+                for c in &values {
+                    if a == b && b == c {
+                        assert_eq!(a, c, "transitivity: {a:?} = {b:?} = {c:?}");
+                    }
+                }
+            }
+        }
+        // the classes the rules make
+        assert_eq!(Bool(true), UInt(1));
+        assert_eq!(True, UInt(1));
+        assert_eq!(False, Value::bytes(""));
+        assert_ne!(Int(0), Value::bytes(""));
     }
 }

@@ -317,6 +317,24 @@ impl Hash {
     }
 }
 
+/// `hash["key"]`: the value of a key given as text, `Value::Undef` for a
+/// missing one (as `serde_json` does).
+///
+/// ```
+/// use sereal::{Hash, Value};
+/// let h: Hash = [("id", 7)].into_iter().collect();
+/// assert_eq!(h["id"], Value::Int(7));
+/// assert!(h["nope"].is_undef());
+/// ```
+impl std::ops::Index<&str> for Hash {
+    type Output = Value;
+
+    fn index(&self, key: &str) -> &Value {
+        const UNDEF: &Value = &Value::Undef;
+        self.get(key).unwrap_or(UNDEF)
+    }
+}
+
 impl<K: Into<Key>, V: Into<Value>> FromIterator<(K, V)> for Hash {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Hash {
         let iter = iter.into_iter();

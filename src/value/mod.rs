@@ -603,6 +603,54 @@ impl Value {
         }
     }
 
+    /// The value under `key` in the hash this value refers to, borrowed
+    /// instead of cloned: a guard that reads as `&Value` while it lives
+    /// (and while it does, the hash cannot be changed). `None` for a
+    /// missing key, a value that is not a hash, a weak reference (upgrade
+    /// it first) or a hash borrowed for writing.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::hash([("name", "ann")]);
+    /// let name = v.get_ref("name").unwrap();
+    /// let s: &str = name.as_str().unwrap();
+    /// assert_eq!(s, "ann");
+    /// ```
+    pub fn get_ref(&self, key: &str) -> Option<cell::Ref<'_, Value>> {
+        self.borrow_in(|b| match b {
+            Body::Hash(h) => h.get(key),
+            _ => None,
+        })
+    }
+
+    /// Element `i` of the array this value refers to, borrowed: as
+    /// [`Value::get_ref`].
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::array([10, 20]);
+    /// assert_eq!(v.at_ref(1).unwrap().as_i64(), Some(20));
+    /// assert!(v.at_ref(2).is_none());
+    /// ```
+    pub fn at_ref(&self, i: usize) -> Option<cell::Ref<'_, Value>> {
+        self.borrow_in(|b| match b {
+            Body::Array(a) => a.get(i),
+            _ => None,
+        })
+    }
+
+    /// A borrow of what `pick` finds in the body of the node this value
+    /// holds strongly.
+    fn borrow_in(
+        &self,
+        pick: impl FnOnce(&Body) -> Option<&Value>,
+    ) -> Option<cell::Ref<'_, Value>> {
+        let (Value::Ref(r) | Value::Alias(r)) = self else {
+            return None;
+        };
+        cell::Ref::filter_map(r.try_body().ok()?, pick).ok()
+    }
+
     /// Empties every node reachable from this value, without recursion, so
     /// that reference cycles among them are freed once the last outside
     /// handles go. Decoded documents may hold strong cycles (a hash that
