@@ -946,7 +946,13 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 }
 
 /// Reads a whole document from `reader` and deserializes a `T` (which owns
-/// its data).
+/// its data). A failed read is an [`ErrorKind::Io`] error.
+///
+/// ```
+/// let bytes = sereal::to_vec(&("id", 7u8)).unwrap();
+/// let (k, v): (String, u8) = sereal::from_reader(&bytes[..]).unwrap();
+/// assert_eq!((k.as_str(), v), ("id", 7));
+/// ```
 pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(mut reader: R) -> Result<T> {
     let mut buf = Vec::new();
     reader

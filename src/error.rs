@@ -3,6 +3,14 @@
 use std::fmt;
 
 /// What went wrong, without the position.
+///
+/// ```
+/// use sereal::{decode, DecoderOptions, Decoder, ErrorKind};
+/// assert_eq!(decode(b"").unwrap_err().kind(), &ErrorKind::Truncated);
+/// let deep = Decoder::new(DecoderOptions::new().max_recursion_depth(1));
+/// let nested = sereal::encode(&sereal::Value::array([sereal::Value::array([1])])).unwrap();
+/// assert!(matches!(deep.decode(&nested).unwrap_err().kind(), ErrorKind::DepthExceeded(1)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -121,6 +129,13 @@ impl From<std::io::Error> for Error {
 ///
 /// An `Error` is one pointer, so a `Result<Value>` stays small on the
 /// decoder's hot paths.
+///
+/// ```
+/// let e = sereal::decode(b"=\xF3rl\x05\x00\x42\x01").unwrap_err(); // a 2-array, one item
+/// assert_eq!(e.kind(), &sereal::ErrorKind::Truncated);
+/// assert_eq!(e.offset(), Some(8));
+/// assert_eq!(e.to_string(), "unexpected end of input at offset 8");
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Inner>);
 

@@ -1,20 +1,14 @@
-//! Sereal for Rust: a value graph, a single-pass encoder and a hardened
-//! decoder for the Sereal binary format, byte-identical with Perl's
-//! `Sereal::Encoder` for the same data and options.
+#![doc = include_str!("../README.md")]
 //!
-//! ```
-//! use sereal::{decode, encode, Value};
-//! let v = Value::hash([("id", Value::from(1)), ("tags", Value::array(["a", "b"]))]);
-//! let bytes = encode(&v).unwrap();
-//! assert_eq!(decode(&bytes).unwrap(), v);
-//! ```
+//! # Modules
 //!
-//! The modules: [`value`] (the graph), [`encoder`] (with FREEZE and the
-//! callback guards), [`decoder`] (with THAW, limits and streams),
-//! [`stream`] (documents decoded as their bytes arrive, pushed or read),
-//! [`compress`], [`ser`] and [`de`] (serde), [`json`] (plain and lossless
-//! JSON), [`protocol`] (tags and varints), [`error`], and [`conformance`]
-//! (checks against a corpus of documents written by Perl).
+//! [`value`] (the graph), [`encoder`] (with FREEZE and the callback
+//! guards), [`decoder`] (with THAW, limits and streams), [`stream`]
+//! (documents decoded as their bytes arrive, pushed or read), [`compress`],
+//! `ser` and `de` (serde, feature `serde`), `json` (plain and lossless JSON,
+//! feature `json`), [`protocol`] (tags and varints), [`error`], and
+//! `conformance` (checks against a corpus of documents written by Perl,
+//! feature `conformance`).
 
 #![warn(missing_docs)]
 
@@ -49,10 +43,6 @@ pub use value::{
     Array, Body, Document, Foreign, Hash, Key, Node, NotSendable, Ref, Regexp, SendDocument, Str,
     Value, WeakRef,
 };
-
-#[doc = include_str!("../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
 
 // The codecs, their options and their errors can be moved to and shared
 // between threads (README, "Threads"); a field that breaks this fails the

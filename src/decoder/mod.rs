@@ -148,6 +148,12 @@ impl DecoderOptions {
 }
 
 /// The parsed header of a document.
+///
+/// ```
+/// use sereal::{Compression, Header};
+/// let h = Header::parse(b"=\xF3rl\x05\x00\x01").unwrap();
+/// assert_eq!((h.version, h.compression), (5, Compression::None));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
     /// Protocol version, 1 to 5.
@@ -559,6 +565,17 @@ impl Decoder {
 }
 
 /// An iterator over the documents of a stream: see [`Decoder::documents`].
+///
+/// ```
+/// use sereal::{encode, Decoder, Value};
+/// let mut stream = encode(&Value::from(1)).unwrap();
+/// stream.extend(encode(&Value::from("two")).unwrap());
+/// let docs: Vec<Value> = Decoder::default()
+///     .documents(&stream)
+///     .map(|d| d.unwrap().into_value())
+///     .collect();
+/// assert_eq!(docs, [Value::from(1), Value::from("two")]);
+/// ```
 pub struct Documents<'d, 'a> {
     dec: &'d Decoder,
     input: &'a [u8],

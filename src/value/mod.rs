@@ -52,6 +52,29 @@ use std::rc::{Rc, Weak};
 /// One slot of a Sereal document: a scalar, or a handle on a [`Node`].
 ///
 /// `Value` is 24 bytes; strings of up to 22 bytes live inside it.
+///
+/// Equality (`==`) compares graphs by meaning: the same shape, the same
+/// sharing, and scalars that Perl cannot tell apart (integers of either
+/// signedness, floats of either width, a boolean and the `1` or `""` Perl
+/// writes for it before protocol 5, the two undefs). It is an equivalence
+/// relation: symmetric and transitive.
+///
+/// ```
+/// use sereal::{decode, encode, Ref, Value};
+/// let tags = Ref::array(vec![Value::from("a")]);
+/// let v = Value::hash([
+///     ("id", Value::from(7)),
+///     ("name", Value::from("Zoë")),            // UTF-8 string
+///     ("mine", Value::Ref(tags.clone())),
+///     ("theirs", Value::Ref(tags)),            // the same array, shared
+/// ]);
+/// let back = decode(&encode(&v).unwrap()).unwrap();
+/// assert_eq!(back, v);
+/// assert_eq!(back.get("id").and_then(|x| x.as_i64()), Some(7));
+/// assert_eq!(back.get_ref("name").unwrap().as_str(), Some("Zoë"));
+/// let (a, b) = (back.get("mine").unwrap(), back.get("theirs").unwrap());
+/// assert!(a.node().unwrap().ptr_eq(&b.node().unwrap()));
+/// ```
 #[derive(Clone, Default)]
 pub enum Value {
     /// An undefined value (`UNDEF`).
@@ -160,6 +183,16 @@ impl std::fmt::Debug for Foreign {
 /// Nodes live behind [`Ref`] handles. Their content is read with
 /// [`Ref::body`] and changed with [`Ref::body_mut`] (or the typed helpers),
 /// which report a clean error instead of panicking when the node is in use.
+///
+/// ```
+/// use sereal::{Body, Ref};
+/// let cell = Ref::scalar(1);
+/// let reading = cell.body();
+/// assert!(matches!(&*reading, Body::Scalar(v) if v.as_i64() == Some(1)));
+/// assert!(cell.body_mut().is_err()); // in use: a clean error
+/// drop(reading);
+/// cell.set(Body::Scalar(2.into())).unwrap();
+/// ```
 pub struct Node {
     // Only ever replaced or cloned whole, never borrowed out to callers.
     class: UnsafeCell<Option<Key>>,
@@ -167,6 +200,15 @@ pub struct Node {
 }
 
 /// The content of a [`Node`].
+///
+/// ```
+/// use sereal::{Body, Value};
+/// let v = Value::array([1, 2]);
+/// match &*v.node().unwrap().body() {
+///     Body::Array(a) => assert_eq!(a.len(), 2),
+///     _ => unreachable!(),
+/// }
+/// ```
 #[derive(Clone)]
 pub enum Body {
     /// A scalar cell (the referent of `\$x`).
@@ -196,10 +238,29 @@ pub struct Regexp {
 }
 
 /// A strong handle on a [`Node`]. Cloning it shares the node.
+///
+/// ```
+/// use sereal::{encode, Ref, Value};
+/// let point = Ref::hash([("x", 1)].into_iter().collect()).blessed("Point");
+/// point.hash_mut().unwrap().insert("y", 2);
+/// let both = Value::array([Value::Ref(point.clone()), Value::Ref(point)]);
+/// // the second is a reference to the first: REFN, then REFP
+/// assert!(encode(&both).unwrap().contains(&0x29));
+/// ```
 #[derive(Clone)]
 pub struct Ref(pub(crate) Rc<Node>);
 
 /// A weak handle on a [`Node`]; see [`Value::Weak`].
+///
+/// ```
+/// use sereal::{Ref, Value};
+/// let parent = Ref::hash(Default::default());
+/// let child = Value::hash([("up", Value::weak(&parent))]);
+/// parent.hash_mut().unwrap().insert("kid", child); // no strong cycle
+/// let up = parent.downgrade();
+/// drop(parent);
+/// assert!(up.upgrade().is_none()); // freed: the weak link held nothing
+/// ```
 #[derive(Clone)]
 pub struct WeakRef(pub(crate) Weak<Node>);
 
