@@ -5,11 +5,9 @@
 //! options: which nodes to track (by reference count), `REFN ARRAY` versus
 //! `ARRAYREF_n`, `REFP`/`ALIAS`/`COPY`/`OBJECTV` placement, float widths.
 
-mod guard;
 mod seen;
 mod writer;
 
-pub(crate) use guard::note_refused_mutation;
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};

@@ -1,6 +1,6 @@
 //! The traversal: one pass over the graph, writing into one buffer.
 
-use super::guard::Scope;
+use crate::value::guard::Scope;
 use super::seen::{key_slot, Retained, Seen};
 use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
 use crate::error::{Error, ErrorKind, Result};

@@ -27,6 +27,7 @@ pub(crate) mod collect;
 mod document;
 mod eq;
 mod fmt;
+pub(crate) mod guard;
 mod hash;
 mod key;
 mod send;
@@ -307,7 +308,7 @@ fn borrowed() -> Error {
 /// recorded, so the encode fails) when a running encoder callback holds the
 /// node locked, `Borrowed` otherwise.
 fn mutation_refused(node: &Node) -> Error {
-    if crate::encoder::note_refused_mutation(node as *const Node as usize) {
+    if guard::note_refused_mutation(node as *const Node as usize) {
         Error::new(ErrorKind::Locked)
     } else {
         borrowed()

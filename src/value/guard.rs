@@ -1,6 +1,8 @@
 //! The callback boundary's thread-local state: the nodes each running
-//! encoder callback has locked, and whether code in it was refused a
-//! mutation of one of them.
+//! callback has locked (the encoder locks the containers it is writing
+//! before it calls user code), and whether code in it was refused a
+//! mutation of one of them. The value layer's mutation API consults it; the
+//! encoder opens and closes the spans.
 
 use std::cell::RefCell;
 
@@ -33,10 +35,10 @@ pub(crate) fn note_refused_mutation(addr: usize) -> bool {
 
 /// The span of one callback. Dropping it (also while unwinding from a
 /// panic) removes its frame.
-pub(super) struct Scope(());
+pub(crate) struct Scope(());
 
 impl Scope {
-    pub(super) fn enter(locked: Vec<usize>) -> Scope {
+    pub(crate) fn enter(locked: Vec<usize>) -> Scope {
         FRAMES.with(|f| {
             f.borrow_mut().push(Frame {
                 locked,
@@ -48,7 +50,7 @@ impl Scope {
 
     /// Ends the span; returns whether a mutation of a node it locked was
     /// refused.
-    pub(super) fn finish(self) -> bool {
+    pub(crate) fn finish(self) -> bool {
         FRAMES.with(|f| f.borrow().last().is_some_and(|fr| fr.refused))
     }
 }
