@@ -143,10 +143,32 @@ impl Document {
         if !lossless {
             return to_json(&self.body, false);
         }
+        let (mut j, nodes) = self.lossless_parts()?;
+        j["nodes"] = Json::Array(nodes.collect::<Result<_>>()?);
+        Ok(j)
+    }
+
+    /// Lossless JSON a node at a time, to write it without holding its
+    /// text: the document's object as [`Document::to_json`] makes it, with
+    /// an empty `"nodes"` array, and the node table, each node made as the
+    /// iterator reaches it. The table grows as it is read (a node lists the
+    /// nodes it refers to, which come later), so the iterator holds an
+    /// index of the graph's nodes, not their JSON.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Decoder, Value};
+    /// let bytes = sereal::encode(&Value::array([Value::array([1]), Value::array([2])])).unwrap();
+    /// let doc = Document::decode(&bytes, &Decoder::default()).unwrap();
+    /// let (head, nodes) = doc.lossless_parts().unwrap();
+    /// assert_eq!(head["body"], serde_json::json!({"ref": 0}));
+    /// let lines: Vec<String> = nodes.map(|n| n.unwrap().to_string()).collect();
+    /// assert_eq!(lines, [r#"{"array":[{"ref":1},{"ref":2}]}"#, r#"{"array":[1]}"#, r#"{"array":[2]}"#]);
+    /// ```
+    pub fn lossless_parts(&self) -> Result<(Json, LosslessNodes)> {
         let mut w = Lossless::default();
         let header = self.header.as_ref().map(|h| w.slot(h)).transpose()?;
         let body = w.slot(&self.body)?;
-        let nodes = w.finish()?;
         let mut m = Map::new();
         m.insert("format".into(), LOSSLESS_FORMAT.into());
         if let Some(p) = self.protocol {
@@ -159,8 +181,8 @@ impl Document {
             m.insert("header".into(), h);
         }
         m.insert("body".into(), body);
-        m.insert("nodes".into(), Json::Array(nodes));
-        Ok(Json::Object(m))
+        m.insert("nodes".into(), Json::Array(Vec::new()));
+        Ok((Json::Object(m), LosslessNodes { w, next: 0 }))
     }
 
     /// A document from JSON written by [`Document::to_json`] (lossless), or
@@ -257,7 +279,7 @@ pub fn to_json(value: &Value, lossless: bool) -> Result<Json> {
     }
     let mut w = Lossless::default();
     let body = w.slot(value)?;
-    let nodes = w.finish()?;
+    let nodes = LosslessNodes { w, next: 0 }.collect::<Result<Vec<_>>>()?;
     Ok(json!({"format": LOSSLESS_FORMAT, "body": body, "nodes": nodes}))
 }
 
@@ -519,42 +541,58 @@ impl Lossless {
             .map(Json::Array)
     }
 
-    /// The node table: every node met, including those met while writing it.
-    fn finish(mut self) -> Result<Vec<Json>> {
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < self.nodes.len() {
-            let node = self.nodes[i].clone();
-            i += 1;
-            let body = node.try_body()?;
-            let mut m = Map::new();
-            let (name, j) = match &*body {
-                Body::Scalar(v) => ("scalar", self.slot(v)?),
-                Body::Array(a) => ("array", self.slots(a)?),
-                Body::Frozen(a) => ("frozen", self.slots(a)?),
-                Body::Hash(h) => (
-                    "hash",
-                    Json::Array(
-                        h.iter()
-                            .map(|(k, v)| Ok(Json::Array(vec![key_json(k), self.slot(v)?])))
-                            .collect::<Result<Vec<_>>>()?,
-                    ),
+    /// The JSON of a node of the table.
+    fn node(&mut self, node: &Ref) -> Result<Json> {
+        let body = node.try_body()?;
+        let mut m = Map::new();
+        let (name, j) = match &*body {
+            Body::Scalar(v) => ("scalar", self.slot(v)?),
+            Body::Array(a) => ("array", self.slots(a)?),
+            Body::Frozen(a) => ("frozen", self.slots(a)?),
+            Body::Hash(h) => (
+                "hash",
+                Json::Array(
+                    h.iter()
+                        .map(|(k, v)| Ok(Json::Array(vec![key_json(k), self.slot(v)?])))
+                        .collect::<Result<Vec<_>>>()?,
                 ),
-                Body::Regexp(re) => (
-                    "regexp",
-                    json!({
-                        "pattern": str_json(re.pattern.as_bytes(), re.utf8),
-                        "flags": str_json(re.flags.as_bytes(), false),
-                    }),
-                ),
-            };
-            m.insert(name.into(), j);
-            if let Some(c) = node.class() {
-                m.insert("class".into(), key_json(&c));
-            }
-            out.push(Json::Object(m));
+            ),
+            Body::Regexp(re) => (
+                "regexp",
+                json!({
+                    "pattern": str_json(re.pattern.as_bytes(), re.utf8),
+                    "flags": str_json(re.flags.as_bytes(), false),
+                }),
+            ),
+        };
+        m.insert(name.into(), j);
+        if let Some(c) = node.class() {
+            m.insert("class".into(), key_json(&c));
         }
-        Ok(out)
+        Ok(Json::Object(m))
+    }
+}
+
+/// The node table of lossless JSON, a node at a time: see
+/// [`Document::lossless_parts`]. Every node met, including those met while
+/// the table is written; an error (a node borrowed for writing, a value
+/// JSON cannot carry) ends it.
+pub struct LosslessNodes {
+    w: Lossless,
+    next: usize,
+}
+
+impl Iterator for LosslessNodes {
+    type Item = Result<Json>;
+
+    fn next(&mut self) -> Option<Result<Json>> {
+        let node = self.w.nodes.get(self.next)?.clone();
+        self.next += 1;
+        let j = self.w.node(&node);
+        if j.is_err() {
+            self.next = self.w.nodes.len();
+        }
+        Some(j)
     }
 }
 

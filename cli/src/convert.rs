@@ -2,7 +2,7 @@
 
 use crate::input::{msg, read, Doc, Res, Stop};
 use crate::Compress;
-use sereal::json::Document;
+use sereal::json::{Document, LosslessNodes};
 use sereal::protocol;
 use sereal::{Body, Compression, Decoder, Encoder, EncoderOptions, Header, Key, Ref, Str, Value};
 use std::collections::HashSet;
@@ -20,8 +20,8 @@ pub struct ToJson {
 }
 
 /// Writes one document as JSON, on a line of its own (a stream of
-/// documents becomes a stream of JSON texts). Plain JSON is written as the
-/// graph is walked; lossless JSON is built, then written.
+/// documents becomes a stream of JSON texts), as the graph is walked: the
+/// JSON text is never held whole.
 pub fn to_json(doc: &Doc, o: &ToJson, out: &mut dyn Write) -> Res<usize> {
     let dec = Decoder::default();
     let fail = |e| doc.error(&e);
@@ -36,15 +36,10 @@ pub fn to_json(doc: &Doc, o: &ToJson, out: &mut dyn Write) -> Res<usize> {
             body,
             keep_alive: Vec::new(),
         };
-        let j = jd
-            .to_json(true)
+        let (head, nodes) = jd
+            .lossless_parts()
             .map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
-        drop(jd);
-        if o.compact {
-            serde_json::to_writer(&mut *out, &j).map_err(std::io::Error::from)?;
-        } else {
-            write_lossless(&mut *out, &j)?;
-        }
+        write_lossless(&mut *out, &head, nodes, o.compact)?;
     } else {
         let root = match (&header, o.header) {
             (_, false) => &body,
@@ -225,14 +220,20 @@ fn key_text(k: &Key) -> String {
     }
 }
 
-/// Lossless JSON laid out for reading: the document's fields in a fixed
-/// order, one node per line.
-fn write_lossless(out: &mut dyn Write, j: &serde_json::Value) -> std::io::Result<()> {
-    let compact = |out: &mut dyn Write, v: &serde_json::Value| {
+/// Lossless JSON written a node at a time: compact, the text
+/// `serde_json` makes of the whole object; else laid out for reading, the
+/// document's fields in a fixed order, one node per line.
+fn write_lossless(
+    out: &mut dyn Write,
+    head: &serde_json::Value,
+    nodes: LosslessNodes,
+    compact: bool,
+) -> Res {
+    let put = |out: &mut dyn Write, v: &serde_json::Value| {
         serde_json::to_writer(out, v).map_err(std::io::Error::from)
     };
-    let Some(m) = j.as_object() else {
-        return compact(out, j);
+    let Some(m) = head.as_object() else {
+        return Ok(put(out, head)?);
     };
     let order = [
         "format",
@@ -242,34 +243,55 @@ fn write_lossless(out: &mut dyn Write, j: &serde_json::Value) -> std::io::Result
         "body",
         "nodes",
     ];
-    let mut first = true;
-    let mut field = |out: &mut dyn Write, k: &str, v: &serde_json::Value| {
-        let sep = if first { "{\n" } else { ",\n" };
-        first = false;
-        write!(out, "{sep}  {}: ", serde_json::Value::from(k))?;
-        match v.as_array() {
-            Some(nodes) if k == "nodes" && !nodes.is_empty() => {
-                out.write_all(b"[\n")?;
-                for (i, n) in nodes.iter().enumerate() {
-                    out.write_all(b"    ")?;
-                    compact(&mut *out, n)?;
-                    out.write_all(if i + 1 < nodes.len() { b",\n" } else { b"\n" })?;
-                }
-                out.write_all(b"  ]")?;
-            }
-            _ => compact(&mut *out, v)?,
-        }
-        Ok::<_, std::io::Error>(())
+    let keys: Vec<&String> = if compact {
+        m.keys().collect()
+    } else {
+        let known = order
+            .iter()
+            .filter_map(|k| m.get_key_value(*k).map(|e| e.0));
+        known
+            .chain(m.keys().filter(|k| !order.contains(&k.as_str())))
+            .collect()
     };
-    for k in order {
-        if let Some(v) = m.get(k) {
-            field(&mut *out, k, v)?;
+    let (open, sep, close) = if compact {
+        ("{", ",", "}")
+    } else {
+        ("{\n  ", ",\n  ", "\n}")
+    };
+    let mut nodes = Some(nodes);
+    for (i, k) in keys.into_iter().enumerate() {
+        out.write_all(if i == 0 { open } else { sep }.as_bytes())?;
+        put(&mut *out, &serde_json::Value::from(k.as_str()))?;
+        out.write_all(if compact { b":" } else { b": " })?;
+        match nodes.take_if(|_| k == "nodes") {
+            Some(nodes) => write_nodes(&mut *out, nodes, compact)?,
+            None => put(&mut *out, &m[k])?,
         }
     }
-    for (k, v) in m.iter().filter(|(k, _)| !order.contains(&k.as_str())) {
-        field(&mut *out, k, v)?;
+    out.write_all(if m.is_empty() {
+        b"{}"
+    } else {
+        close.as_bytes()
+    })?;
+    Ok(())
+}
+
+/// The node table, each node written as it is made.
+fn write_nodes(out: &mut dyn Write, nodes: LosslessNodes, compact: bool) -> Res {
+    let (open, sep, close) = if compact {
+        ("[", ",", "]")
+    } else {
+        ("[\n    ", ",\n    ", "\n  ]")
+    };
+    let mut first = true;
+    for n in nodes {
+        let n = n.map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
+        out.write_all(if first { open } else { sep }.as_bytes())?;
+        first = false;
+        serde_json::to_writer(&mut *out, &n).map_err(std::io::Error::from)?;
     }
-    out.write_all(if first { b"{}" } else { b"\n}" })
+    out.write_all(if first { b"[]" } else { close.as_bytes() })?;
+    Ok(())
 }
 
 /// A JSON syntax error as `error at offset N (line L, column C): ...`.

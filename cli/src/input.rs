@@ -54,11 +54,72 @@ pub fn read(path: &Path) -> Res<Vec<u8>> {
     read.or_else(|e| msg(format!("error: cannot read {}: {e}", path.display())))
 }
 
-/// The bytes of a Sereal input, decoded from base64 text when `base64`.
-pub fn read_documents(path: &Path, base64: bool) -> Res<Vec<u8>> {
+/// The bytes of an input: read, or (a file) mapped into memory.
+pub enum Source {
+    Read(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl Source {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Source::Read(v) => v,
+            Source::Mapped(m) => m,
+        }
+    }
+
+    /// Says that `part` (of these bytes, or of other memory) will not be
+    /// read for a while: a mapped file's whole pages in it leave the
+    /// process's memory, to be read from the file again if they are
+    /// needed. So a walk over a large file holds a few pages of it, not
+    /// the whole file.
+    pub fn release(&self, part: &[u8]) {
+        let Source::Mapped(m) = self else { return };
+        const PAGE: usize = 4096;
+        let base = m.as_ptr() as usize;
+        let start = part.as_ptr() as usize;
+        if start < base || start + part.len() > base + m.len() {
+            return;
+        }
+        let from = (start - base).div_ceil(PAGE) * PAGE;
+        let to = (start - base + part.len()) / PAGE * PAGE;
+        if to > from {
+            // SAFETY: the mapping is read-only and never written through,
+            // so dropping its pages loses nothing: they read again from
+            // the file.
+            let _ = unsafe {
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+            };
+        }
+    }
+}
+
+/// A file mapped into memory, if it is a regular file that maps.
+fn map(path: &Path) -> Option<Source> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    // SAFETY: the mapping is only read. Were the file changed while it is
+    // read, the bytes seen could change, as they could between reads;
+    // every access is checked against the mapping's length.
+    unsafe { memmap2::Mmap::map(&file) }
+        .ok()
+        .map(Source::Mapped)
+}
+
+/// The bytes of a Sereal input, decoded from base64 text when `base64`; a
+/// file (not base64) is mapped into memory.
+pub fn read_documents(path: &Path, base64: bool) -> Res<Source> {
+    if !base64 && path.as_os_str() != "-" {
+        if let Some(mapped) = map(path) {
+            return Ok(mapped);
+        }
+    }
     let bytes = read(path)?;
     if !base64 {
-        return Ok(bytes);
+        return Ok(Source::Read(bytes));
     }
     let text: Vec<u8> = bytes
         .into_iter()
@@ -74,6 +135,7 @@ pub fn read_documents(path: &Path, base64: bool) -> Res<Vec<u8>> {
     };
     base64::engine::GeneralPurpose::new(alphabet, config)
         .decode(&text)
+        .map(Source::Read)
         .or_else(|e| {
             msg(format!(
                 "error: {} is not base64 text ({e}; whitespace is ignored)",
@@ -94,6 +156,8 @@ pub struct Doc<'a> {
     pub offset: usize,
     /// The input from the document's first byte to the input's end.
     pub bytes: &'a [u8],
+    /// Where the bytes come from.
+    pub source: &'a Source,
 }
 
 impl Doc<'_> {
@@ -188,7 +252,7 @@ impl Doc<'_> {
     pub fn walk_error(&self, f: Fail, start: Option<usize>, shift: usize) -> Stop {
         match f {
             Fail::Io(e) => Stop::from(e),
-            Fail::Bad(pos, m) => Stop::Msg(match start {
+            Fail::Bad(pos, m) | Fail::Refused(_, pos, m) => Stop::Msg(match start {
                 Some(s) => format!(
                     "error at offset {}{} (body offset {}): {m}",
                     self.offset + s + pos,
@@ -241,8 +305,8 @@ pub fn each_document(
     let mut ok = true;
     for path in &paths {
         let name = path.display().to_string();
-        let result = read_documents(path, base64).and_then(|bytes| {
-            documents_of(&name, paths.len(), &bytes, |doc| each(doc, out.writer()))
+        let result = read_documents(path, base64).and_then(|source| {
+            documents_of(&name, paths.len(), &source, |doc| each(doc, out.writer()))
         });
         match result {
             Ok(()) => {}
@@ -261,9 +325,10 @@ pub fn each_document(
 fn documents_of(
     name: &str,
     inputs: usize,
-    bytes: &[u8],
+    source: &Source,
     mut each: impl FnMut(&Doc) -> Res<usize>,
 ) -> Res {
+    let bytes = source.bytes();
     let mut offset = 0;
     let mut index = 1;
     loop {
@@ -273,6 +338,7 @@ fn documents_of(
             index,
             offset,
             bytes: &bytes[offset..],
+            source,
         };
         // at least one byte, or the empty loop would never end
         offset += each(&doc)?.max(1);

@@ -1,7 +1,8 @@
 //! `info` and `dump`: a document's header, sizes and counts, and its tags
-//! one per line, read with the tag walker (no graph is built for them).
+//! one per line, read with the tag walker (no graph is built for them:
+//! the walker checks the decoder's rules as it goes, see `rules.rs`).
 
-use crate::input::{msg, Doc, Res};
+use crate::input::{msg, Doc, Res, Stop};
 use crate::walk::{self, Detail, Item, Role, Stats};
 use sereal::protocol::{self, tag, TRACK_FLAG};
 use sereal::{Decoder, Header};
@@ -52,25 +53,37 @@ fn body<'a>(doc: &Doc<'a>, h: &Header) -> Res<Body<'a>> {
     })
 }
 
-/// Walks a body with `each`: the counts, and the document's length (a
-/// compressed body must fill its frame exactly).
+/// Walks a body with `each`: the document's length (a compressed body must
+/// fill its frame exactly) and, for a body that walks but that the decoder
+/// refuses, the error.
 fn walk_body<'a>(
     doc: &Doc,
     b: &'a Body,
     stats: &mut Stats,
     each: impl FnMut(&Item<'a>) -> std::io::Result<()>,
-) -> Res<usize> {
-    let end = walk::walk(&b.bytes, b.shift, stats, each)
-        .map_err(|f| doc.walk_error(f, b.start, b.shift))?;
+) -> Res<(usize, Option<Stop>)> {
+    let walked = walk::walk(&b.bytes, b.shift, stats, each, |part| {
+        doc.source.release(part)
+    });
+    let (end, refused) = match walked {
+        Ok(end) => (end, None),
+        Err(f @ walk::Fail::Refused(end, ..)) => (end, Some(doc.walk_error(f, b.start, b.shift))),
+        Err(f) => return Err(doc.walk_error(f, b.start, b.shift)),
+    };
     match (b.start, b.len) {
-        (Some(start), _) => Ok(start + end),
-        (None, Some(len)) if end == b.bytes.len() => Ok(len),
+        (Some(start), _) => Ok((start + end, refused)),
+        (None, Some(len)) if end == b.bytes.len() => Ok((len, refused)),
         _ => Err(doc.walk_error(
             walk::Fail::Bad(end, "trailing data after the document body".into()),
             None,
             b.shift,
         )),
     }
+}
+
+/// The length of a walk that the decoder would accept, or its error.
+fn accepted((len, refused): (usize, Option<Stop>)) -> Res<usize> {
+    refused.map_or(Ok(len), Err)
 }
 
 /// Prints the summary of one document: everything that parsed, then (for a
@@ -91,7 +104,7 @@ pub fn info(doc: &Doc, out: &mut dyn Write) -> Res<usize> {
 }
 
 /// Writes the summary lines into `s` as each part of the document parses.
-fn summarize(doc: &Doc, s: &mut String) -> Res<usize> {
+pub(crate) fn summarize(doc: &Doc, s: &mut String) -> Res<usize> {
     macro_rules! put {
         ($($t:tt)*) => {{ let _ = writeln!(s, $($t)*); }};
     }
@@ -132,6 +145,8 @@ fn summarize(doc: &Doc, s: &mut String) -> Res<usize> {
         None => put!("compression:       none"),
     }
     put!("header size:       {} bytes", h.len);
+    // the decoder reads the user header data first: its refusal comes first
+    let mut refused = None;
     match &h.user_data {
         Some(r) => {
             let mut us = Stats::default();
@@ -143,14 +158,15 @@ fn summarize(doc: &Doc, s: &mut String) -> Res<usize> {
             };
             let end = walk_body(doc, &user, &mut us, |_| Ok(()));
             match end {
-                Ok(end) if end == r.end => {
+                Ok((end, why)) if end == r.end => {
+                    refused = why;
                     put!(
                         "user header data:  yes, {} bytes, {} values",
                         r.len(),
                         us.values
                     )
                 }
-                Ok(end) => {
+                Ok((end, _)) => {
                     put!("user header data:  yes, {} bytes (damaged)", r.len());
                     return Err(doc.walk_error(
                         walk::Fail::Bad(
@@ -172,32 +188,17 @@ fn summarize(doc: &Doc, s: &mut String) -> Res<usize> {
     let mut stats = Stats::default();
     let walked = walk_body(doc, &b, &mut stats, |_| Ok(()));
     match (&walked, b.start) {
-        (Ok(len), Some(start)) => put!("body size:         {} bytes", len - start),
+        (Ok((len, _)), Some(start)) => put!("body size:         {} bytes", len - start),
         (Err(_), Some(_)) => put!("body size:         unknown (damaged; counts up to the error)"),
         (_, None) => put!("body size:         {} bytes", b.bytes.len()),
     }
     write_stats(s, &stats);
-    let len = match walked {
-        Ok(len) => len,
-        Err(e) => {
-            put!("decodes:           no");
-            return Err(e);
-        }
-    };
-    let dec = Decoder::default();
-    let decoded = dec
-        .decode_header(doc.bytes)
-        .and_then(|_| dec.decode_prefix(&doc.bytes[..len]).map(drop));
-    match decoded {
-        Ok(()) => {
-            put!("decodes:           yes");
-            Ok(len)
-        }
-        Err(e) => {
-            put!("decodes:           no");
-            Err(doc.error(&e))
-        }
-    }
+    let decoded = walked.and_then(|(len, why)| accepted((len, refused.or(why))));
+    put!(
+        "decodes:           {}",
+        if decoded.is_ok() { "yes" } else { "no" }
+    );
+    decoded
 }
 
 fn write_stats(s: &mut String, st: &Stats) {
@@ -311,7 +312,7 @@ pub fn dump(doc: &Doc, header: bool, out: &mut dyn Write) -> Res<usize> {
     // finds it (a damaged body is listed up to the damage).
     let walked = match b.len {
         Some(len) => Ok(len),
-        None => walk_body(doc, &b, &mut Stats::default(), |_| Ok(())),
+        None => walk_body(doc, &b, &mut Stats::default(), |_| Ok(())).map(|(len, _)| len),
     };
     let len = walked.as_ref().ok().copied();
     if let Some(label) = doc.heading(len) {
@@ -340,7 +341,9 @@ pub fn dump(doc: &Doc, header: bool, out: &mut dyn Write) -> Res<usize> {
             start: Some(r.start),
             len: None,
         };
-        walk_body(doc, &user, &mut stats, |item| dump_line(out, item))?;
+        accepted(walk_body(doc, &user, &mut stats, |item| {
+            dump_line(out, item)
+        })?)?;
         walked
     } else {
         let base = if h.version == 1 {
@@ -362,6 +365,6 @@ pub fn dump(doc: &Doc, header: bool, out: &mut dyn Write) -> Res<usize> {
         };
         writeln!(out, "# protocol {}, {kind}; {base}", h.version)?;
         writeln!(out, "# * = track bit set (the item is referred to later)")?;
-        walk_body(doc, &b, &mut stats, |item| dump_line(out, item))
+        accepted(walk_body(doc, &b, &mut stats, |item| dump_line(out, item))?)
     }
 }

@@ -4,6 +4,7 @@ mod check;
 mod convert;
 mod input;
 mod inspect;
+mod rules;
 mod show;
 mod walk;
 

@@ -1,8 +1,10 @@
 //! A tag walker over a Sereal body, for `info` and `dump`: reads one tag
 //! after another with an explicit stack (no recursion), checks every length
 //! and offset against the buffer, and reports each tag with its nesting.
-//! It does not build values; the decoder does that.
+//! It does not build values; as it goes, [`Rules`] checks what else the
+//! decoder would refuse.
 
+use crate::rules::{self, Rules};
 use sereal::protocol::{self, tag, TRACK_FLAG};
 
 /// What an item is to the item holding it.
@@ -72,6 +74,9 @@ pub struct Stats {
 pub enum Fail {
     /// The body is malformed at this position of the buffer.
     Bad(usize, String),
+    /// The body walked to its end (the first field), but the decoder
+    /// refuses it at this position, for this reason.
+    Refused(usize, usize, String),
     /// Writing the listing failed.
     Io(std::io::Error),
 }
@@ -101,13 +106,14 @@ enum Kind {
     Regexp,
 }
 
-struct Frame {
+struct Frame<'a> {
     kind: Kind,
     left: u64,
     index: u64,
+    rules: rules::Open<'a>,
 }
 
-impl Frame {
+impl Frame<'_> {
     fn role(&self) -> Role {
         match (self.kind, self.index) {
             (Kind::Hash, i) if i % 2 == 0 => Role::Key,
@@ -123,8 +129,6 @@ struct Walker<'a> {
     buf: &'a [u8],
     pos: usize,
     shift: usize,
-    /// One bit per buffer position: an item (or PAD) starts there.
-    starts: Vec<u64>,
 }
 
 impl<'a> Walker<'a> {
@@ -186,20 +190,6 @@ impl<'a> Walker<'a> {
         Ok(n)
     }
 
-    fn mark(&mut self, pos: usize) {
-        // grown as the walk goes: the buffer may hold more than this body
-        if pos / 64 >= self.starts.len() {
-            self.starts.resize(pos / 64 + 1, 0);
-        }
-        self.starts[pos / 64] |= 1 << (pos % 64);
-    }
-
-    fn is_start(&self, pos: usize) -> bool {
-        self.starts
-            .get(pos / 64)
-            .is_some_and(|w| w & (1 << (pos % 64)) != 0)
-    }
-
     /// The string at buffer position `p`, if a string tag is there.
     fn string_at(&self, p: usize) -> Option<&'a [u8]> {
         let t = *self.buf.get(p)? & !TRACK_FLAG;
@@ -215,13 +205,15 @@ impl<'a> Walker<'a> {
         self.buf.get(start..end)
     }
 
-    /// Resolves an offset read for the tag at `at`: it must name an earlier
-    /// item.
+    /// Resolves an offset read for the tag at `at`: it must point before
+    /// it (or, for REFP and ALIAS, at it: a tracked cell may hold a
+    /// reference to itself). What is there is for [`Rules`] to check.
     fn target(&self, off: u64, at: usize, name: &str) -> Result<Target<'a>, Fail> {
+        let upto = at + usize::from(matches!(name, "REFP" | "ALIAS"));
         let p = usize::try_from(off)
             .ok()
             .and_then(|o| o.checked_sub(self.shift))
-            .filter(|&p| p < at && self.is_start(p));
+            .filter(|&p| p < upto);
         let Some(p) = p else {
             return self.bad(
                 at,
@@ -235,37 +227,47 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// Bytes walked between calls of `walk`'s `done`.
+const DONE_STEP: usize = 8 << 20;
+
 /// Walks the body at the start of `buf`, whose first byte has body offset
 /// `shift`, calling `each` for every tag in order and counting in `stats`
-/// (which, after a failure, holds the counts up to it). Returns where the
-/// body's value ends: what follows is not the walker's business.
+/// (which, after a failure, holds the counts up to it). Every 8 MiB it
+/// tells `done` which bytes it has gone past (what a COPY or REFP names
+/// there may still be read again). Returns where the body's value ends:
+/// what follows is not the walker's business.
 pub fn walk<'a>(
     buf: &'a [u8],
     shift: usize,
     stats: &mut Stats,
     mut each: impl FnMut(&Item<'a>) -> std::io::Result<()>,
+    mut done: impl FnMut(&'a [u8]),
 ) -> Result<usize, Fail> {
-    let mut w = Walker {
-        buf,
-        pos: 0,
-        shift,
-        starts: Vec::new(),
-    };
+    let mut w = Walker { buf, pos: 0, shift };
+    let mut rules = Rules::new(buf, shift);
     let mut stack = vec![Frame {
         kind: Kind::Root,
         left: 1,
         index: 0,
+        rules: rules::Open::default(),
     }];
+    let mut next_done = DONE_STEP;
     loop {
         while stack.last().is_some_and(|f| f.left == 0) {
-            stack.pop();
+            let closed = stack.pop().expect("a frame");
+            if let Some(parent) = stack.last_mut() {
+                rules.close(closed.rules, &mut parent.rules);
+            }
+        }
+        if w.pos >= next_done {
+            done(&buf[..w.pos - DONE_STEP / 2]);
+            next_done = w.pos + DONE_STEP;
         }
         let depth = stack.len().saturating_sub(1);
         let Some(frame) = stack.last_mut() else { break };
         let role = frame.role();
         let at = w.pos;
         let t = w.byte()?;
-        w.mark(at);
         let tracked = t & TRACK_FLAG != 0;
         if tracked {
             stats.tracked += 1;
@@ -280,6 +282,7 @@ pub fn walk<'a>(
         };
         if bare == tag::PAD {
             each(&item).map_err(Fail::Io)?;
+            rules.item(&mut frame.rules, t, at, 0, &[]);
             continue;
         }
         frame.left -= 1;
@@ -356,17 +359,7 @@ pub fn walk<'a>(
             tag::COPY => {
                 stats.copy += 1;
                 let off = w.varint()?;
-                let target = w.target(off, at, "COPY")?;
-                if target.string.is_none() {
-                    return w.bad(
-                        at,
-                        format!(
-                            "COPY offset {off} points to {}, not a string",
-                            protocol::tag_name(target.tag)
-                        ),
-                    );
-                }
-                item.detail = Detail::Target(off, target);
+                item.detail = Detail::Target(off, w.target(off, at, "COPY")?);
             }
             tag::ARRAY => {
                 let n = w.count(1, "an array", "elements")?;
@@ -388,18 +381,7 @@ pub fn walk<'a>(
                 stats.objects += 1;
                 stats.objectv += 1;
                 let off = w.varint()?;
-                let target = w.target(off, at, "OBJECTV")?;
-                let copy = target.tag & !TRACK_FLAG == tag::COPY;
-                if target.string.is_none() && !copy {
-                    return w.bad(
-                        at,
-                        format!(
-                            "OBJECTV offset {off} points to {}, not a class name",
-                            protocol::tag_name(target.tag)
-                        ),
-                    );
-                }
-                item.detail = Detail::Target(off, target);
+                item.detail = Detail::Target(off, w.target(off, at, "OBJECTV")?);
                 open = Some((Kind::One, 1));
             }
             tag::REGEXP => open = Some((Kind::Regexp, 2)),
@@ -414,18 +396,27 @@ pub fn walk<'a>(
             }
         }
         each(&item).map_err(Fail::Io)?;
+        let (off, text) = match item.detail {
+            Detail::Target(off, _) => (off, &[][..]),
+            Detail::Str(s) => (0, s),
+            _ => (0, &[][..]),
+        };
+        let state = rules.item(&mut frame.rules, t, at, off, text);
         if let Some((kind, left)) = open {
-            if left > 0 {
-                if stack.len() >= MAX_DEPTH {
-                    return w.bad(at, format!("nesting deeper than {MAX_DEPTH} levels"));
-                }
-                stack.push(Frame {
-                    kind,
-                    left,
-                    index: 0,
-                });
+            if stack.len() >= MAX_DEPTH {
+                return w.bad(at, format!("nesting deeper than {MAX_DEPTH} levels"));
             }
+            // pushed even when empty: closing it is the rules' business
+            stack.push(Frame {
+                kind,
+                left,
+                index: 0,
+                rules: state,
+            });
         }
     }
-    Ok(w.pos)
+    match rules.failure() {
+        None => Ok(w.pos),
+        Some((at, m)) => Err(Fail::Refused(w.pos, at, m)),
+    }
 }

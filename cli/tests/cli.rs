@@ -495,3 +495,29 @@ fn to_json_max_repeat_bounds_only_shared_nodes_written_again() {
     let (code, _, _) = run(&["to-json", "--max-repeat", "0"], &doc);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn streamed_lossless_json_is_the_text_of_the_whole_json() {
+    // to-json writes lossless JSON a node at a time; compact, it is the
+    // text serde_json makes of Document::to_json, for every document
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus/perl-sereal-5.003");
+    let (mut input, mut expected) = (Vec::new(), String::new());
+    for profile in ["v5", "v5_aliased_dedupe", "v5_freeze", "v3", "v5_zstd"] {
+        for c in read_cases(&dir.join(format!("{profile}.jsonl.zst"))).unwrap() {
+            let doc = c.canon.unwrap();
+            let dec = sereal::Decoder::default();
+            let Ok(j) = sereal::json::Document::decode(&doc, &dec).and_then(|d| d.to_json(true))
+            else {
+                continue;
+            };
+            expected.push_str(&serde_json::to_string(&j).unwrap());
+            expected.push('\n');
+            input.extend_from_slice(&doc);
+        }
+    }
+    let (code, out, err) = run(&["to-json", "--lossless", "--compact", "-"], &input);
+    assert_eq!(code, 0, "{err}");
+    assert!(text(&out) == expected, "the streamed text differs");
+    assert!(expected.lines().count() > 5000);
+}
