@@ -76,6 +76,32 @@ pub struct DecoderOptions {
     /// Snappy header claiming more, a zstd frame declaring more, or a zstd
     /// body producing more, is refused before the memory is taken.
     pub max_uncompressed_size: usize,
+    /// Perl's `no_thaw_objects`: a frozen object decodes to what its THAW
+    /// would have been given, an array of the FREEZE values followed by the
+    /// class name, blessed into `Sereal::Decoder::THAW_args`; no THAW
+    /// handler runs.
+    pub no_thaw_objects: bool,
+    /// Perl's `use_undef`: an `UNDEF` decodes as Perl's shared undef,
+    /// [`Value::CanonicalUndef`] (which writes back as `CANONICAL_UNDEF`
+    /// from protocol 3 on).
+    pub use_undef: bool,
+    /// Perl's `alias_smallint`: the integers -16 to 15 (`POS` and `NEG`
+    /// tags) decode as aliases of one cell per value, shared across the
+    /// document ([`Value::Alias`]), so each value is stored once; they
+    /// write back as Perl writes its aliased integers (the first tracked,
+    /// the others `ALIAS`). Perl makes the shared cells read-only; here a
+    /// change through one alias is seen through all of them.
+    pub alias_smallint: bool,
+    /// Perl's `alias_varint_under`: above 0, as `alias_smallint`, and also
+    /// `VARINT` integers below this value (below 16 when it is smaller).
+    pub alias_varint_under: u64,
+    /// Perl's `set_readonly`. Accepted for Perl's option sets, and without
+    /// effect: a decoded graph belongs to the caller, and Rust says what may
+    /// change it (who holds `&mut`, and the handles given out) where Perl
+    /// needs a flag on each value.
+    pub set_readonly: bool,
+    /// Perl's `set_readonly_scalars`: as `set_readonly`, without effect.
+    pub set_readonly_scalars: bool,
 }
 
 impl Default for DecoderOptions {
@@ -95,6 +121,12 @@ impl Default for DecoderOptions {
             thaw_deny_raw: false,
             max_document_size: 0,
             max_uncompressed_size: 256 << 20,
+            no_thaw_objects: false,
+            use_undef: false,
+            alias_smallint: false,
+            alias_varint_under: 0,
+            set_readonly: false,
+            set_readonly_scalars: false,
         }
     }
 }
@@ -131,6 +163,12 @@ impl DecoderOptions {
     }
 
     setters! {
+        no_thaw_objects: bool,
+        use_undef: bool,
+        alias_smallint: bool,
+        alias_varint_under: u64,
+        set_readonly: bool,
+        set_readonly_scalars: bool,
         refuse_snappy: bool,
         refuse_zlib: bool,
         refuse_zstd: bool,

@@ -45,6 +45,11 @@ pub(super) struct Reader<'a, 'o> {
     /// slot the next item makes. Perl reads an object's value into the
     /// object's own slot, so a tracked tag inside it names that slot too.
     slot: Option<Vec<usize>>,
+    /// Integers below this (and from -16) decode as aliases of one shared
+    /// cell per value (`alias_smallint`, `alias_varint_under`); 0: none.
+    alias_below: u64,
+    // the shared cells, by value
+    aliases: HashMap<i64, Ref>,
     stack: Stack,
 }
 
@@ -86,8 +91,26 @@ impl<'a, 'o> Reader<'a, 'o> {
             weak_ref_at: usize::MAX,
             keep: Vec::new(),
             slot: None,
+            alias_below: match (dec.opts.alias_varint_under, dec.opts.alias_smallint) {
+                (0, false) => 0,
+                (0, true) => 16,
+                (n, _) => n.max(16),
+            },
+            aliases: HashMap::new(),
             stack: Stack::new(),
         }
+    }
+
+    /// The shared cell of integer `n`, for `alias_smallint` and
+    /// `alias_varint_under`.
+    #[cold]
+    fn alias_of(&mut self, n: i64) -> Value {
+        Value::Alias(
+            self.aliases
+                .entry(n)
+                .or_insert_with(|| Ref::scalar(Value::Int(n)))
+                .clone(),
+        )
     }
 
     /// The whole buffer as one value.
@@ -374,7 +397,14 @@ impl<'a, 'o> Reader<'a, 'o> {
                         | tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31
                 );
                 self.track_item(at, tracked, prefixes, &node, nests);
-                let v = self.grow(|r| r.value_from_tag(t, at))?;
+                let mut v = self.grow(|r| r.value_from_tag(t, at))?;
+                if let Value::Alias(shared) = &v {
+                    if matches!(t, tag::POS_0..=tag::VARINT) {
+                        // A referent is an integer of its own, as in Perl,
+                        // not the cell `alias_smallint` shares among slots.
+                        v = scalar_of(shared);
+                    }
+                }
                 if let Value::Alias(_) = v {
                     // Only an object written without a reference (an
                     // OBJECT_FREEZE of an ARRAY) reads as an alias here: a
@@ -605,14 +635,20 @@ impl<'a, 'o> Reader<'a, 'o> {
     #[inline]
     fn value_into(&mut self, t: u8, at: usize, out: &mut Value) -> Result<()> {
         *out = match t {
+            tag::POS_0..=tag::POS_15 if self.alias_below != 0 => self.alias_of(i64::from(t)),
+            tag::NEG_16..=tag::NEG_1 if self.alias_below != 0 => self.alias_of(i64::from(t) - 32),
             tag::POS_0..=tag::POS_15 => Value::Int(i64::from(t)),
             tag::NEG_16..=tag::NEG_1 => Value::Int(i64::from(t) - 32),
-            tag::VARINT => Value::from(self.varint()?),
+            tag::VARINT => match self.varint()? {
+                n if n < self.alias_below && self.alias_below > 16 => self.alias_of(n as i64),
+                n => Value::from(n),
+            },
             tag::ZIGZAG => Value::Int(protocol::zigzag_decode(self.varint()?)),
             tag::FLOAT => Value::Float(f32::from_le_bytes(self.fixed()?)),
             tag::DOUBLE => Value::Double(f64::from_le_bytes(self.fixed()?)),
             tag::LONG_DOUBLE => Value::LongDouble(Box::new(self.fixed()?)),
             tag::FLOAT_128 => Value::Float128(Box::new(self.fixed()?)),
+            tag::UNDEF if self.opts.use_undef => Value::CanonicalUndef,
             tag::UNDEF => Value::Undef,
             tag::CANONICAL_UNDEF => Value::CanonicalUndef,
             tag::YES => Value::Bool(true),
@@ -772,6 +808,18 @@ impl Reader<'_, '_> {
         if self.opts.no_bless_objects {
             return Ok(wrap(node));
         }
+        if self.opts.no_thaw_objects {
+            // what THAW would be given: the values, then the class
+            if let Body::Array(items) = &mut *node.body_mut()? {
+                items.push(if class.is_utf8() {
+                    Value::utf8(String::from_utf8_lossy(class.as_bytes()))
+                } else {
+                    Value::bytes(class.as_bytes())
+                });
+            }
+            node.bless("Sereal::Decoder::THAW_args");
+            return Ok(wrap(node));
+        }
         let items = match std::mem::replace(&mut *node.body_mut()?, Body::Array(Array::new())) {
             Body::Array(a) => a,
             _ => unreachable!("node_from_tag(ARRAY) makes an array"),
@@ -822,6 +870,14 @@ impl Reader<'_, '_> {
             }
         }
         Ok(object)
+    }
+}
+
+/// The value in the scalar cell `r`.
+fn scalar_of(r: &Ref) -> Value {
+    match &*r.body() {
+        Body::Scalar(v) => v.clone(),
+        _ => Value::Undef,
     }
 }
 

@@ -8,7 +8,6 @@
 mod seen;
 mod writer;
 
-
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
 use crate::local::{elsewhere, Handler, ThreadBound};

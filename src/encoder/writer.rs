@@ -1,11 +1,11 @@
 //! The traversal: one pass over the graph, writing into one buffer.
 
-use crate::value::guard::Scope;
 use super::seen::{key_slot, Retained, Seen};
 use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
+use crate::value::guard::Scope;
 use crate::value::{Body, ClassNames, Foreign, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;

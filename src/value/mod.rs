@@ -575,42 +575,55 @@ impl Value {
         }
     }
 
-    /// The value as an `i64`, for integers that fit.
+    /// The value as an `i64`, for integers that fit (here and in the
+    /// accessors below, also through an alias of a scalar cell).
     pub fn as_i64(&self) -> Option<i64> {
-        match self {
+        self.scalar(|v| match v {
             Value::Int(i) => Some(*i),
             Value::UInt(u) => i64::try_from(*u).ok(),
             _ => None,
-        }
+        })
     }
 
     /// The value as a `u64`, for non-negative integers.
     pub fn as_u64(&self) -> Option<u64> {
-        match self {
+        self.scalar(|v| match v {
             Value::Int(i) => u64::try_from(*i).ok(),
             Value::UInt(u) => Some(*u),
             _ => None,
-        }
+        })
     }
 
     /// The value as an `f64`, for any number.
     pub fn as_f64(&self) -> Option<f64> {
-        match self {
+        self.scalar(|v| match v {
             Value::Int(i) => Some(*i as f64),
             Value::UInt(u) => Some(*u as f64),
             Value::Float(f) => Some(f64::from(*f)),
             Value::Double(d) => Some(*d),
             _ => None,
-        }
+        })
     }
 
     /// The value as a boolean, for the boolean kinds.
     pub fn as_bool(&self) -> Option<bool> {
-        match self {
+        self.scalar(|v| match v {
             Value::Bool(b) => Some(*b),
             Value::True => Some(true),
             Value::False => Some(false),
             _ => None,
+        })
+    }
+
+    /// `read` of this scalar, or of the scalar cell this slot is an alias
+    /// of (one level: what `alias_smallint` decodes, or `ALIAS` gives).
+    fn scalar<T>(&self, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
+        match self {
+            Value::Alias(r) => match &*r.try_body().ok()? {
+                Body::Scalar(v) => read(v),
+                _ => None,
+            },
+            v => read(v),
         }
     }
 
