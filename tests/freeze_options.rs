@@ -195,3 +195,211 @@ fn thaw_allow_list_and_deny_action() {
         .unwrap();
     assert_eq!(items(&again)[2], "frozen Other");
 }
+
+/// Perl 5.008's code-reference form of `freeze_allow_classes`: asked with
+/// the class and the object; a refusal fails the encode or, with
+/// `freeze_deny_serialize`, writes the object as if it had no handler.
+#[test]
+fn freeze_allow_predicate_sees_class_and_object() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let mut enc = encoder(EncoderOptions::new());
+    enc.freeze_allow_if(move |class, object| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        class.as_bytes() == b"Point"
+            && object.as_hash().unwrap().get("x").and_then(|x| x.as_i64()) != Some(13)
+    });
+    assert!(
+        enc.options().freeze_callbacks,
+        "the predicate sets freeze_callbacks"
+    );
+    let ok = enc.encode(&Value::array([point(1), point(2)])).unwrap();
+    assert_eq!(asked.load(Ordering::Relaxed), 2);
+    let back = decode(&ok).unwrap();
+    for i in 0..2 {
+        let node = back.at(i).unwrap().node().unwrap();
+        assert!(matches!(&*node.body(), Body::Frozen(_)), "item {i} frozen");
+    }
+    let err = enc
+        .encode(&Value::array([point(1), point(13)]))
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Callback(m) if m.contains("'Point'") && m.contains("freeze_allow_if")),
+        "{err}"
+    );
+    // the encoder is whole after the refusal
+    assert_eq!(enc.encode(&point(1)).unwrap()[6], 0x32);
+
+    let mut lenient = encoder(EncoderOptions::new().freeze_deny_serialize(true));
+    lenient.freeze_allow_if(|_, object| object.as_hash().unwrap().contains_key("y"));
+    let plain = lenient.encode(&point(4)).unwrap();
+    assert_eq!(
+        decode(&plain).unwrap(),
+        point(4),
+        "written as the object itself"
+    );
+    // with the list too, both must allow
+    let mut both = encoder(EncoderOptions::new().freeze_allow_classes(["Other"]));
+    both.freeze_allow_if(|_, _| true);
+    assert!(both.encode(&point(1)).is_err());
+}
+
+/// Perl 5.008's code-reference form of `thaw_allow_classes`.
+#[test]
+fn thaw_allow_predicate_is_asked_per_frozen_object() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let mut enc = encoder(EncoderOptions::new().freeze_callbacks(true));
+    let doc = enc
+        .encode(&Value::array([
+            point(1),
+            point(2),
+            Value::Ref(Ref::hash(Default::default()).blessed("Other")),
+        ]))
+        .unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let make = |opts: DecoderOptions| {
+        let mut dec = Decoder::new(opts);
+        dec.on_thaw("Point", |_, mut v| Ok(v.pop().unwrap_or_default()));
+        dec.on_thaw("Other", |_, _| Ok(Value::from("other")));
+        let counter = asked.clone();
+        dec.thaw_allow_if(move |class| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            class.as_bytes() == b"Point"
+        });
+        dec
+    };
+    let err = make(DecoderOptions::new()).decode(&doc).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Callback(m) if m.contains("'Other'") && m.contains("thaw_allow_if")),
+        "{err}"
+    );
+    assert!(err.offset().is_some());
+    asked.store(0, Ordering::Relaxed);
+    let v = make(DecoderOptions::new().thaw_deny_raw(true))
+        .decode(&doc)
+        .unwrap();
+    assert_eq!(asked.load(Ordering::Relaxed), 3, "once per frozen object");
+    assert_eq!(
+        (v.at(0).unwrap().as_i64(), v.at(1).unwrap().as_i64()),
+        (Some(1), Some(2))
+    );
+    let other = v.at(2).unwrap().node().unwrap();
+    assert!(
+        matches!(&*other.body(), Body::Frozen(_)),
+        "refused: stays frozen"
+    );
+}
+
+/// Perl 5.004_001: THAW may return a plain scalar (Perl's test: a Rot13
+/// object whose FREEZE and THAW are rot13 of its string), in a slot and at
+/// the root.
+#[test]
+fn thaw_may_return_a_non_reference() {
+    fn rot13(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                'a'..='m' | 'A'..='M' => (c as u8 + 13) as char,
+                'n'..='z' | 'N'..='Z' => (c as u8 - 13) as char,
+                c => c,
+            })
+            .collect()
+    }
+    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    enc.on_freeze("Rot13", |s| {
+        let secret = match &*s.body() {
+            Body::Scalar(v) => v.as_str().unwrap().to_owned(),
+            _ => unreachable!(),
+        };
+        Ok(vec![Value::from(rot13(&secret))])
+    });
+    let secret = || Value::Ref(Ref::scalar("SECRET").blessed("Rot13"));
+    let mut dec = Decoder::default();
+    dec.on_thaw("Rot13", |_, vals| {
+        Ok(Value::from(rot13(vals[0].as_str().unwrap())))
+    });
+    let root = dec.decode(&enc.encode(&secret()).unwrap()).unwrap();
+    assert_eq!(root.as_str(), Some("SECRET"));
+    let doc = enc.encode(&Value::hash([("secret", secret())])).unwrap();
+    assert!(!doc.windows(6).any(|w| w == b"SECRET"), "frozen as rot13");
+    let v = dec.decode(&doc).unwrap();
+    assert_eq!(v.get("secret"), Some(Value::from("SECRET")));
+}
+
+/// Perl 5.004's THAW order: each THAW sees the objects nested in its FREEZE
+/// data already thawed (Perl's t/091_thaw_order.t). Here THAW runs as each
+/// object's data ends, so nested objects come first and siblings in
+/// document order.
+#[test]
+fn nested_objects_are_thawed_before_the_objects_that_hold_them() {
+    use std::sync::{Arc, Mutex};
+    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    enc.on_freeze("Box", |b| {
+        Ok(vec![b.as_hash().unwrap().get("in").cloned().unwrap()])
+    });
+    let boxed = |name: &str, inside: Value| {
+        Value::Ref(
+            Ref::hash(
+                [("name", Value::from(name)), ("in", inside)]
+                    .into_iter()
+                    .collect(),
+            )
+            .blessed("Box"),
+        )
+    };
+    let tree = boxed(
+        "outer",
+        Value::array([
+            boxed("a", Value::from(1)),
+            boxed("b", boxed("b.inner", Value::from(2))),
+        ]),
+    );
+    // the names are lost by FREEZE (it keeps only "in"); THAW records what
+    // it was given, with nested boxes shown by what their THAW returned
+    let steps = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = steps.clone();
+    let mut dec = Decoder::default();
+    dec.on_thaw_shared("Box", move |_, vals| {
+        let shown = format!("{:?}", vals[0]);
+        let mut log = log.lock().unwrap();
+        log.push(shown);
+        Ok(Value::from(format!("box{}", log.len())))
+    });
+    let v = dec.decode(&enc.encode(&tree).unwrap()).unwrap();
+    let steps = steps.lock().unwrap();
+    assert_eq!(
+        *steps,
+        [
+            "1",                    // a
+            "2",                    // b.inner
+            "\"box2\"",             // b, holding b.inner thawed
+            "[\"box1\", \"box3\"]", // outer, holding a and b thawed
+        ],
+    );
+    assert_eq!(v, Value::from("box4"));
+}
+
+/// Perl 5.010: a decode that fails after THAWs ran leaves nothing behind
+/// for the next one.
+#[test]
+fn a_failed_decode_leaves_no_thaw_state_for_the_next() {
+    let mut enc = encoder(EncoderOptions::new().freeze_callbacks(true));
+    let good = enc.encode(&Value::array([point(1), point(2)])).unwrap();
+    let mut dec = Decoder::default();
+    dec.on_thaw("Point", |class, mut v| {
+        Ok(Value::Ref(
+            Ref::hash([("x", v.pop().unwrap_or_default())].into_iter().collect()).blessed(class),
+        ))
+    });
+    for cut in 7..good.len() {
+        assert!(dec.decode(&good[..cut]).is_err(), "cut at {cut}");
+        let v = dec.decode(&good).unwrap();
+        assert_eq!(
+            v,
+            Value::array([point(1), point(2)]),
+            "after the cut at {cut}"
+        );
+    }
+}

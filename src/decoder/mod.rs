@@ -353,7 +353,12 @@ pub struct Decoder {
     thaw: ClassMap<Thaw>,
     // `thaw_allow_classes`, as Perl compares them
     thaw_allowed: Option<ClassNames>,
+    // Perl's predicate form of `thaw_allow_classes`
+    thaw_allow_if: Option<ThawAllow>,
 }
+
+/// The predicate of [`Decoder::thaw_allow_if`].
+type ThawAllow = Arc<dyn Fn(&Key) -> bool + Send + Sync>;
 
 impl std::fmt::Debug for Decoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -385,7 +390,34 @@ impl Decoder {
             opts: options,
             thaw: ClassMap::default(),
             thaw_allowed,
+            thaw_allow_if: None,
         }
+    }
+
+    /// Perl's code-reference form of `thaw_allow_classes`: `allow` is asked,
+    /// once per frozen object whose class has a THAW handler, whether the
+    /// handler may run; a refused object fails the decode, or with
+    /// `thaw_deny_raw` stays frozen. With `thaw_allow_classes` too, both
+    /// must allow. (Perl's hash form is the list of its true keys.)
+    ///
+    /// ```
+    /// use sereal::{Decoder, DecoderOptions, Encoder, EncoderOptions, Ref, Value};
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    /// enc.on_freeze("App::Point", |_| Ok(vec![Value::from(1)]));
+    /// let doc = enc.encode(&Value::Ref(Ref::hash(Default::default()).blessed("App::Point"))).unwrap();
+    ///
+    /// let mut dec = Decoder::new(DecoderOptions::new().thaw_deny_raw(true));
+    /// dec.on_thaw_shared("App::Point", |_, _| Ok(Value::from("thawed")));
+    /// dec.thaw_allow_if(|class| class.as_bytes().starts_with(b"Trusted::"));
+    /// let v = dec.decode(&doc).unwrap(); // refused: it stays frozen
+    /// assert_eq!(v.node().unwrap().class().unwrap().to_string(), "App::Point");
+    /// ```
+    pub fn thaw_allow_if(
+        &mut self,
+        allow: impl Fn(&Key) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.thaw_allow_if = Some(Arc::new(allow));
+        self
     }
 
     /// Registers the THAW handler of `class` (Perl's `THAW` class method):

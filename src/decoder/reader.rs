@@ -25,6 +25,7 @@ pub(super) struct Reader<'a, 'o> {
     opts: &'o DecoderOptions,
     thaw: &'o ClassMap<Thaw>,
     thaw_allowed: Option<&'o ClassNames>,
+    thaw_allow_if: Option<&'o (dyn Fn(&Key) -> bool + Send + Sync)>,
     depth: usize,
     tracked: HashMap<usize, Tracked>,
     /// Hash keys and class names read so far, by position (increasing: the
@@ -81,6 +82,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             opts: &dec.opts,
             thaw: &dec.thaw,
             thaw_allowed: dec.thaw_allowed.as_ref(),
+            thaw_allow_if: dec.thaw_allow_if.as_deref(),
             depth: 0,
             tracked: HashMap::new(),
             keys: ReadKeys::default(),
@@ -825,19 +827,29 @@ impl Reader<'_, '_> {
             _ => unreachable!("node_from_tag(ARRAY) makes an array"),
         };
         let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
-        let handler = match (self.thaw.get(&class), self.thaw_allowed) {
-            (Some(_), Some(allowed)) if !allowed.contains(&class) => {
-                if !self.opts.thaw_deny_raw {
-                    return Err(self.err_at(
-                        ErrorKind::Callback(format!(
-                            "THAW not allowed for class '{name}' (not in thaw_allow_classes)"
-                        )),
-                        at,
-                    ));
+        let handler = match self.thaw.get(&class) {
+            Some(h) => {
+                let refusal = if self.thaw_allowed.is_some_and(|a| !a.contains(&class)) {
+                    Some("not in thaw_allow_classes")
+                } else if self.thaw_allow_if.is_some_and(|allow| !allow(&class)) {
+                    Some("refused by thaw_allow_if")
+                } else {
+                    None
+                };
+                match refusal {
+                    Some(why) if !self.opts.thaw_deny_raw => {
+                        return Err(self.err_at(
+                            ErrorKind::Callback(format!(
+                                "THAW not allowed for class '{name}' ({why})"
+                            )),
+                            at,
+                        ))
+                    }
+                    Some(_) => None,
+                    None => Some(h),
                 }
-                None
             }
-            (t, _) => t,
+            None => None,
         };
         let Some(handler) = handler else {
             node.set_body(Body::Frozen(items));

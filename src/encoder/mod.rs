@@ -284,6 +284,8 @@ type Stringify =
 struct Callbacks {
     freeze: ClassMap<Freeze>,
     stringify: Option<Stringify>,
+    /// Perl's code-reference form of `freeze_allow_classes`.
+    allow: Option<Box<dyn Fn(&Key, &Ref) -> bool + Send + Sync>>,
 }
 
 impl Callbacks {
@@ -423,6 +425,35 @@ impl Encoder {
         self.callbacks
             .freeze
             .insert(&class.into(), Handler::Shared(Box::new(handler)));
+        self
+    }
+
+    /// Perl's code-reference form of `freeze_allow_classes`: `allow` is
+    /// asked, for each object whose class has a FREEZE handler, whether the
+    /// handler may run (it gets the class and the object, and runs inside
+    /// the callback boundary as FREEZE does). A refused object fails the
+    /// encode, or with `freeze_deny_serialize` is written as if its class
+    /// had no handler. Like the list form it sets `freeze_callbacks`
+    /// (unless `no_bless_objects` is set); with the list too, both must
+    /// allow.
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Ref, Value};
+    /// let mut enc = Encoder::new(EncoderOptions::new().freeze_deny_serialize(true)).unwrap();
+    /// enc.on_freeze("Point", |_| Ok(vec![Value::from(1)]));
+    /// enc.freeze_allow_if(|_, object| object.as_hash().is_some_and(|h| h.contains_key("x")));
+    /// let with_x = Value::Ref(Ref::hash([("x", 1)].into_iter().collect()).blessed("Point"));
+    /// let without = Value::Ref(Ref::hash(Default::default()).blessed("Point"));
+    /// assert_eq!(enc.encode(&with_x).unwrap()[6], 0x32); // OBJECT_FREEZE
+    /// assert_eq!(enc.encode(&without).unwrap()[6], 0x2c); // OBJECT
+    /// ```
+    pub fn freeze_allow_if(
+        &mut self,
+        allow: impl Fn(&Key, &Ref) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.callbacks.allow = Some(Box::new(allow));
+        // as Perl's freeze_allow_classes, unless no_bless_objects excludes it
+        self.opts.freeze_callbacks |= !self.opts.no_bless_objects;
         self
     }
 

@@ -588,16 +588,31 @@ impl<'e> Writer<'e> {
         if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains(class) {
             return Ok(None);
         }
-        if let Some(allowed) = self.allowed {
-            if !allowed.contains(class) {
-                if self.opts.freeze_deny_serialize {
-                    return Ok(None);
-                }
-                return Err(Error::new(ErrorKind::Callback(format!(
-                    "FREEZE not allowed for class '{}' (not in freeze_allow_classes)",
+        let refusal = if self.allowed.is_some_and(|a| !a.contains(class)) {
+            Some("not in freeze_allow_classes")
+        } else if self.callbacks.allow.is_some() {
+            let object = Ref(rc.clone());
+            let what = || {
+                format!(
+                    "freeze_allow_if for class '{}'",
                     String::from_utf8_lossy(class.as_bytes())
-                ))));
+                )
+            };
+            let allowed = self.callback(self.depth, what, |cb| {
+                Ok((cb.allow.as_ref().expect("checked"))(class, &object))
+            })?;
+            (!allowed).then_some("refused by freeze_allow_if")
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            if self.opts.freeze_deny_serialize {
+                return Ok(None);
             }
+            return Err(Error::new(ErrorKind::Callback(format!(
+                "FREEZE not allowed for class '{}' ({why})",
+                String::from_utf8_lossy(class.as_bytes())
+            ))));
         }
         let addr = Rc::as_ptr(rc) as usize;
         if held.count(rc) > 1 {
