@@ -2,7 +2,9 @@
 """Writes the conformance corpus documents (srl and canon of every profile)
 as seed files for the fuzz targets: fuzz/corpus/<target>/<profile>-<id>-<kind>.
 For the `json` target the seeds are the documents' lossless JSON, made by the
-CLI (target/release/sereal: `cargo build --release --bin sereal` first)."""
+CLI (target/release/sereal: `cargo build --release --bin sereal` first); for
+the `send` target each document follows the byte that target reads its
+decoder options from (a few values, in turn)."""
 import base64, json, os, subprocess, sys
 root = os.path.dirname(os.path.abspath(__file__))
 src = os.path.join(root, "..", "tests", "corpus", "perl-sereal-5.003")
@@ -24,5 +26,7 @@ for target in sys.argv[1:] or ["decode", "roundtrip"]:
                         if r.returncode != 0:
                             continue
                         doc = r.stdout
+                    if target == "send":
+                        doc = bytes([(0x00, 0x01, 0x80, 0x7f)[rec["id"] % 4]]) + doc
                     with open(os.path.join(out, f"{rec['profile']}-{rec['id']}-{kind}"), "wb") as f:
                         f.write(doc)

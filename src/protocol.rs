@@ -190,9 +190,21 @@ pub(crate) fn varint_at(buf: &[u8], pos: usize) -> Result<(u64, usize), crate::E
 
 /// Appends `tag` followed by `n` as a varint.
 #[inline]
-pub(crate) fn write_tag_varint(out: &mut Vec<u8>, t: u8, n: u64) {
-    out.push(t);
-    write_varint(out, n);
+pub(crate) fn write_tag_varint(out: &mut Vec<u8>, t: u8, mut n: u64) {
+    // One capacity check for the tag and the varint's bytes, exactly those.
+    let bytes = (64 - (n | 1).leading_zeros() as usize).div_ceil(7);
+    out.reserve(1 + bytes);
+    let len = out.len();
+    let spare = &mut out.spare_capacity_mut()[..1 + bytes];
+    spare[0].write(t);
+    for slot in &mut spare[1..bytes] {
+        slot.write((n as u8) | 0x80);
+        n >>= 7;
+    }
+    spare[bytes].write(n as u8);
+    // SAFETY: the `1 + bytes` bytes after `len` were written just above,
+    // within the capacity `reserve` made.
+    unsafe { out.set_len(len + 1 + bytes) };
 }
 
 /// Appends an integer as Perl writes it: `POS_n`/`NEG_n` when small, else
@@ -248,6 +260,20 @@ pub fn zigzag_decode(n: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tag_varint_writes_the_tag_then_the_varint_at_every_width() {
+        let mut values: Vec<u64> = (0..64).flat_map(|b| [1u64 << b, (1u64 << b) - 1]).collect();
+        values.extend([0, 127, 128, 16383, 16384, u64::MAX]);
+        for n in values {
+            let mut want = vec![tag::VARINT];
+            write_varint(&mut want, n);
+            let mut got = b"xy".to_vec();
+            write_tag_varint(&mut got, tag::VARINT, n);
+            assert_eq!(&got[2..], &want[..], "{n}");
+            assert_eq!(read_varint(&got[3..]), Some((n, got.len() - 3)));
+        }
+    }
 
     #[test]
     fn varint_round_trip_and_limits() {

@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::local::{elsewhere, Handler, ThreadBound};
 use crate::protocol;
 use crate::value::{ClassMap, ClassNames, Foreign, Key, Ref, Value};
-use seen::Seen;
+use seen::{Seen, Spare};
 
 /// Encoder options, with the names and meaning of Perl's `Sereal::Encoder`
 /// options.
@@ -279,13 +279,16 @@ type Freeze = Handler<Box<dyn FnMut(&Ref) -> Result<Vec<Value>> + Send + Sync>, 
 type Stringify =
     Handler<Box<dyn FnMut(&Foreign) -> Result<String> + Send + Sync>, Box<StringifyFn>>;
 
+/// The predicate of [`Encoder::freeze_allow_if`].
+type FreezeAllow = Box<dyn Fn(&Key, &Ref) -> bool + Send + Sync>;
+
 /// The user code an encoder may call.
 #[derive(Default)]
 struct Callbacks {
     freeze: ClassMap<Freeze>,
     stringify: Option<Stringify>,
     /// Perl's code-reference form of `freeze_allow_classes`.
-    allow: Option<Box<dyn Fn(&Key, &Ref) -> bool + Send + Sync>>,
+    allow: Option<FreezeAllow>,
 }
 
 impl Callbacks {
@@ -336,6 +339,8 @@ pub struct Encoder {
     // `freeze_allow_classes`, as Perl compares them
     allowed: Option<ClassNames>,
     seen: Seen,
+    // the memory of the last body's `Retained`
+    spare: Spare,
     callbacks: Callbacks,
     active: Vec<usize>,
     warnings: Vec<String>,
@@ -353,6 +358,7 @@ impl Encoder {
             opts: options,
             allowed,
             seen: Seen::default(),
+            spare: Spare::default(),
             callbacks: Callbacks::default(),
             active: Vec::new(),
             warnings: Vec::new(),

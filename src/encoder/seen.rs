@@ -135,10 +135,40 @@ pub(super) struct Seen {
 pub(super) struct Retained {
     /// Whether a callback has run in this body.
     pub on: bool,
-    /// FREEZE results, computed once per object.
-    pub frozen: AddrMap<Rc<[crate::Value]>>,
+    /// FREEZE results, computed once per object: where in `frozen` each
+    /// object's are.
+    frozen_at: AddrMap<u32>,
+    frozen: Vec<Rc<[crate::Value]>>,
     nodes: Vec<Rc<Node>>,
     keys: Vec<Key>,
+}
+
+/// The memory of a [`Retained`] between bodies: its tables, empty, the
+/// vectors as plain words, so that the encoder keeping them for the next
+/// document holds no handle and may move to another thread.
+#[derive(Default)]
+pub(super) struct Spare {
+    frozen_at: AddrMap<u32>,
+    frozen: Vec<[usize; 2]>,
+    nodes: Vec<usize>,
+    keys: Vec<usize>,
+}
+
+/// `v`, emptied, as a vector of `U` over the same allocation: `T` and `U`
+/// have one size and alignment.
+fn reuse<T, U>(mut v: Vec<T>) -> Vec<U> {
+    const {
+        assert!(
+            std::mem::size_of::<T>() == std::mem::size_of::<U>()
+                && std::mem::align_of::<T>() == std::mem::align_of::<U>()
+        )
+    };
+    v.clear();
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: the allocation was made for `capacity` values of `T`, which
+    // is the same layout as `capacity` values of `U`; the length is 0, so
+    // no value of either type is read.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<U>(), 0, v.capacity()) }
 }
 
 impl Default for Seen {
@@ -183,6 +213,45 @@ impl Seen {
 }
 
 impl Retained {
+    /// An empty `Retained` over the memory `spare` kept.
+    pub fn from_spare(spare: &mut Spare) -> Retained {
+        Retained {
+            on: false,
+            frozen_at: std::mem::take(&mut spare.frozen_at),
+            frozen: reuse(std::mem::take(&mut spare.frozen)),
+            nodes: reuse(std::mem::take(&mut spare.nodes)),
+            keys: reuse(std::mem::take(&mut spare.keys)),
+        }
+    }
+
+    /// Releases everything this kept alive, and gives its memory back to
+    /// `spare`.
+    pub fn into_spare(self, spare: &mut Spare) {
+        let Retained {
+            mut frozen_at,
+            frozen,
+            nodes,
+            keys,
+            ..
+        } = self;
+        frozen_at.clear();
+        spare.frozen_at = frozen_at;
+        spare.frozen = reuse(frozen);
+        spare.nodes = reuse(nodes);
+        spare.keys = reuse(keys);
+    }
+
+    /// The FREEZE results of the object at `addr`, if computed.
+    pub fn frozen(&self, addr: usize) -> Option<&Rc<[crate::Value]>> {
+        self.frozen_at.get(&addr).map(|&i| &self.frozen[i as usize])
+    }
+
+    /// Records the FREEZE results of the object at `addr`.
+    pub fn set_frozen(&mut self, addr: usize, values: Rc<[crate::Value]>) {
+        self.frozen_at.insert(addr, self.frozen.len() as u32);
+        self.frozen.push(values);
+    }
+
     /// Called before the first callback of a body: keeps every node and key
     /// named by a table of `seen` alive until the body is written.
     pub fn start(&mut self, seen: &Seen) {
@@ -195,7 +264,7 @@ impl Retained {
             .keys()
             .chain(seen.weak.keys().filter(|&&a| a >= IMMORTAL_KEYS))
             .chain(seen.objects.keys())
-            .chain(self.frozen.keys());
+            .chain(self.frozen_at.keys());
         // SAFETY: before the first callback no user code has run, so every
         // node these tables name is still alive.
         self.nodes.extend(nodes.map(|&a| unsafe { node_handle(a) }));

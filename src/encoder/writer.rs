@@ -1,6 +1,6 @@
 //! The traversal: one pass over the graph, writing into one buffer.
 
-use super::seen::{key_slot, Retained, Seen};
+use super::seen::{key_slot, Retained, Seen, Spare};
 use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -100,6 +100,8 @@ pub(super) struct Writer<'e> {
     pub allowed: Option<&'e ClassNames>,
     pub seen: &'e mut Seen,
     pub retained: Retained,
+    /// Where `retained` gives its memory back for the next body.
+    spare: &'e mut Spare,
     pub out: &'e mut Vec<u8>,
     /// Where offsets count from in `out`, and where the body starts.
     pub base: usize,
@@ -118,6 +120,14 @@ pub(super) struct Writer<'e> {
     pub dedupe: bool,
     pub warnings: &'e mut Vec<String>,
     stack: Stack,
+}
+
+impl Drop for Writer<'_> {
+    /// Releases what the body kept alive (on an error or a panic too), and
+    /// keeps its memory for the next body.
+    fn drop(&mut self) {
+        std::mem::take(&mut self.retained).into_spare(self.spare);
+    }
 }
 
 impl HasStack for Writer<'_> {
@@ -139,7 +149,8 @@ impl<'e> Writer<'e> {
             opts: &enc.opts,
             allowed: enc.allowed.as_ref(),
             seen: &mut enc.seen,
-            retained: Retained::default(),
+            retained: Retained::from_spare(&mut enc.spare),
+            spare: &mut enc.spare,
             out,
             base,
             body_start,
@@ -499,12 +510,23 @@ impl<'e> Writer<'e> {
     /// as its content, as Perl writes a blessed scalar: a reference to it
     /// later in the document carries its class (`OBJECT class REFP`); with a
     /// FREEZE handler for its class it is written as a frozen object.
+    /// Whether the node was written (tracked) before in this body. A node
+    /// this handle alone holds never was: tracking needs a second handle,
+    /// and a tracked node is held by the encoder (retained) whenever a
+    /// callback could have dropped its other handles; so the lookup is
+    /// skipped for it.
+    #[inline]
+    fn was_written(&self, rc: &Rc<Node>) -> bool {
+        (Rc::strong_count(rc) > 1 || Rc::weak_count(rc) > 0)
+            && self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize))
+    }
+
     fn write_alias(&mut self, rc: &Rc<Node>, held: Held) -> Result<()> {
         let addr = Rc::as_ptr(rc) as usize;
-        let written = self.seen.refs.contains_key(&addr);
+        let written = self.was_written(rc);
         if written {
             // An ALIAS; tracked as what was written (FREEZE values, say).
-            return match self.retained.frozen.get(&addr).cloned() {
+            return match self.retained.frozen(addr).cloned() {
                 Some(vals) => self.write_frozen(rc, held, 0, Via::Slot, &vals),
                 None => self.write_node(rc, held, 0, Via::Slot),
             };
@@ -545,10 +567,10 @@ impl<'e> Writer<'e> {
         // class before the REFP, as in Perl; once written (as a slot, say)
         // it is not frozen again, since its content is already written.
         let addr = Rc::as_ptr(rc) as usize;
-        let written = self.seen.refs.contains_key(&addr);
+        let written = self.was_written(rc);
         // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
         let frozen_before = if written {
-            self.retained.frozen.get(&addr).cloned()
+            self.retained.frozen(addr).cloned()
         } else {
             None
         };
@@ -616,7 +638,7 @@ impl<'e> Writer<'e> {
         }
         let addr = Rc::as_ptr(rc) as usize;
         if held.count(rc) > 1 {
-            if let Some(vals) = self.retained.frozen.get(&addr) {
+            if let Some(vals) = self.retained.frozen(addr) {
                 return Ok(Some(vals.clone()));
             }
         }
@@ -633,7 +655,7 @@ impl<'e> Writer<'e> {
             })?
             .into();
         drop(object);
-        self.retained.frozen.insert(addr, vals.clone());
+        self.retained.set_frozen(addr, vals.clone());
         self.retained.node(addr);
         Ok(Some(vals))
     }
