@@ -20,6 +20,7 @@ use strict; use warnings;
 use Sereal::Encoder qw(SRL_SNAPPY SRL_ZLIB SRL_ZSTD); use Sereal::Decoder;
 use MIME::Base64 qw(encode_base64); use Getopt::Long; use Scalar::Util qw(weaken);
 use JSON::PP; use POSIX ();
+use FindBin; use lib "$FindBin::Bin/../tests/corpus"; use CorpusCases;
 
 my ($out, $random, $seed, $only) = (undef, 300, 10, '');
 GetOptions('out=s'=>\$out, 'random=i'=>\$random, 'seed=i'=>\$seed, 'only=s'=>\$only) or die;
@@ -55,9 +56,8 @@ for my $v (1 .. 5) {
   for my $o (sort keys %short) { $profiles{"v${v}_$short{$o}"} = [{$o=>1, protocol_version=>$v}] }
 }
 
-# The FREEZE/THAW class the conformance harness knows (tests/corpus/README.md).
-package Frozen { sub new { bless { v => $_[1] }, $_[0] } sub FREEZE { my ($s, $ser) = @_; return ($s->{v}, "extra") } sub THAW { my ($c, $ser, @d) = @_; return bless { v => $d[0] }, $c } }
-package main;
+# Frozen, the FREEZE/THAW class the conformance harness knows
+# (tests/corpus/README.md), comes with tests/corpus/CorpusCases.pm.
 
 srand($seed);
 my @cases;  # [name, data, header, whatever must outlive the encoding]
@@ -141,19 +141,7 @@ sub aliased { my $v = \@_; push @$v, undef; pop @$v; return $v }
 sub structured_cases {
   my @x;
   # the extra cases of tests/corpus/make_corpus.pl
-  my $shared = [1, 2]; push @x, ["shared arrayref twice", [$shared, $shared]];
-  my $h = {a => 1}; push @x, ["shared hashref in hash", {x => $h, y => $h}];
-  my $cyc = {}; $cyc->{self} = $cyc; push @x, ["self cycle", $cyc];
-  my $wk = {}; $wk->{me} = $wk; weaken($wk->{me}); push @x, ["weak self", $wk];
-  my $t = [1]; my $w = [$t, $t]; weaken($w->[1]); push @x, ["strong then weak", $w];
-  my $t2 = [2]; my $w2 = [$t2, $t2]; weaken($w2->[0]); push @x, ["weak then strong", $w2];
-  my $s = \"str"; push @x, ["scalar ref shared", [$s, $s, \$s]];
-  push @x, ["frozen object", Frozen->new([1, "two"])];
-  my $f = Frozen->new(5); push @x, ["frozen object shared", [$f, $f, Frozen->new(6)]];
-  push @x, ["objects same class", [map { bless {n => $_}, "Some::Class" } 1..5]];
-  push @x, ["booleans", [!!1, !!0, 1 == 1, 1 == 0]];
-  push @x, ["nested records", [map { +{ id => $_, name => "user$_", tags => ["a", "b"], addr => { city => "c$_" } } } 1..20]];
-  push @x, ["unicode keys", { "\x{263a}" => 1, "caf\x{e9}" => 2 }];
+  push @x, extra_cases();
   # aliases and FREEZE objects around them
   my @a = (1, "two"); $a[0] = \$a[1]; push @x, ["element refers to the next element", \@a];
   my @b = ("one", 2); $b[1] = \$b[0]; push @x, ["element refers to the previous element", \@b];

@@ -4,7 +4,7 @@
 use sereal::conformance::{check, read_cases, Case, Outcome, Report};
 
 mod common;
-use common::{corpus, PROFILES};
+use common::{corpus, unhex, PROFILES};
 
 #[test]
 fn every_profile_matches_perl() {
@@ -36,12 +36,6 @@ fn regression_thaw_copies_an_aliased_frozen_value() {
     //   my $d = Sereal::Decoder->new;
     //   my $srl = $e->encode([bless({v => "abcd"}, "Frozen"), ["abcd", "abcd"]]);
     //   print unpack("H*", $srl), "\n", unpack("H*", $e->encode($d->decode($srl))), "\n"'
-    let unhex = |h: &str| {
-        (0..h.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
-            .collect::<Vec<u8>>()
-    };
     let serde_json::Value::Object(options) =
         serde_json::json!({"freeze_callbacks": 1, "aliased_dedupe_strings": 1})
     else {
@@ -72,12 +66,6 @@ fn a_user_header_is_re_encoded_and_compared() {
     //   my $s = "shared"; my $srl = $e->encode([\$s, \$s], {meta => [1, "two"]});
     //   my ($h, $b) = @{$d->decode_with_header($srl)};
     //   print unpack("H*", $srl), "\n", unpack("H*", $e->encode($b, $h)), "\n"'
-    let unhex = |h: &str| {
-        (0..h.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
-            .collect::<Vec<u8>>()
-    };
     let serde_json::Value::Object(options) = serde_json::json!({"protocol_version": 3}) else {
         unreachable!()
     };

@@ -42,17 +42,7 @@ fn perl_lines(option_sets: &[&str]) -> Vec<Vec<u8>> {
         "#,
         sets = option_sets.join(", ")
     );
-    let out = common::perl_output(&script);
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            (0..l.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&l[i..i + 2], 16).unwrap())
-                .collect()
-        })
-        .collect()
+    common::perl_hex_lines(&script)
 }
 
 #[test]

@@ -116,16 +116,7 @@ fn perl_documents(exprs: &[String], opts: &str) -> Vec<Vec<u8>> {
         )
         .unwrap();
     }
-    String::from_utf8(common::perl_output(&script))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            (0..l.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&l[i..i + 2], 16).unwrap())
-                .collect()
-        })
-        .collect()
+    common::perl_hex_lines(&script)
 }
 
 #[test]

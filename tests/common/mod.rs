@@ -72,3 +72,23 @@ pub fn perl_output(script: &str) -> Vec<u8> {
     );
     out.stdout
 }
+
+/// The bytes a hex string spells.
+#[allow(dead_code)]
+pub fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).expect("hex digits"))
+        .collect()
+}
+
+/// The lines of hex the Perl program `script` prints, as bytes (see
+/// [`perl_output`]).
+#[allow(dead_code)]
+pub fn perl_hex_lines(script: &str) -> Vec<Vec<u8>> {
+    String::from_utf8(perl_output(script))
+        .expect("Perl prints hex")
+        .lines()
+        .map(unhex)
+        .collect()
+}
