@@ -23,6 +23,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::process::{Command, Stdio};
+
+mod common;
 use std::rc::Rc;
 
 const POLICIES: [CallbackPolicy; 2] = [CallbackPolicy::Guard, CallbackPolicy::Snapshot];
@@ -262,19 +264,7 @@ fn perl_bytes(script: &str) -> Option<Vec<u8>> {
         "use strict; use warnings; use Sereal::Encoder; binmode STDOUT; \
          my $enc = Sereal::Encoder->new({{freeze_callbacks => 1}}); {script}"
     );
-    let out = Command::new("perl")
-        .args(["-e", &full])
-        .env("PERL_HASH_SEED", "0")
-        .env("PERL_PERTURB_KEYS", "0")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run perl");
-    assert!(
-        out.status.success(),
-        "perl failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out.stdout)
+    Some(common::perl(&["-e", &full], &[]))
 }
 
 fn assert_same_bytes(ours: &[u8], perl: Option<Vec<u8>>, what: &str) {

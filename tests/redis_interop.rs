@@ -21,6 +21,8 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 
+mod common;
+
 const KEY: &str = "session:42";
 const PERL_SIDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/redis_cache.pl");
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -126,20 +128,9 @@ fn perl_modules() -> Result<(), String> {
 
 /// What `examples/redis_cache.pl MODE` prints against the server on `port`.
 fn perl_side(port: u16, mode: &str) -> String {
-    let out = Command::new("perl")
-        .args([PERL_SIDE, mode])
-        .env("REDIS_SERVER", format!("127.0.0.1:{port}"))
-        .env("PERL_HASH_SEED", "0")
-        .env("PERL_PERTURB_KEYS", "0")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run perl");
-    assert!(
-        out.status.success(),
-        "perl {mode} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("the Perl side prints ASCII")
+    let server = format!("127.0.0.1:{port}");
+    let out = common::perl(&[PERL_SIDE, mode], &[("REDIS_SERVER", &server)]);
+    String::from_utf8(out).expect("the Perl side prints ASCII")
 }
 
 #[derive(Deserialize, Debug, PartialEq)]

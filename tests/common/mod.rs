@@ -57,17 +57,27 @@ pub fn perl_output(script: &str) -> Vec<u8> {
         std::thread::current().id()
     ));
     std::fs::write(&path, script).expect("write the Perl script");
+    let out = perl(&[path.as_os_str()], &[]);
+    let _ = std::fs::remove_file(&path);
+    out
+}
+
+/// What `perl` run with `args` and the environment `env` prints, with
+/// Perl's hash order fixed; fails the test if Perl fails.
+#[allow(dead_code)]
+pub fn perl<A: AsRef<std::ffi::OsStr>>(args: &[A], env: &[(&str, &str)]) -> Vec<u8> {
     let out = std::process::Command::new("perl")
-        .arg(&path)
+        .args(args)
+        .envs(env.iter().copied())
         .env("PERL_HASH_SEED", "0")
         .env("PERL_PERTURB_KEYS", "0")
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run perl");
-    let _ = std::fs::remove_file(&path);
     assert!(
         out.status.success(),
-        "perl failed: {}",
+        "perl {:?} failed: {}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
