@@ -111,6 +111,20 @@ impl From<Vec<Value>> for Array {
     }
 }
 
+/// An array of the values of a Rust array, so `Ref::array` takes what
+/// `Value::array` takes.
+///
+/// ```
+/// use sereal::{Ref, Value};
+/// let tags = Ref::array(["admin", "ops"]);
+/// assert_eq!(Value::Ref(tags), Value::array(["admin", "ops"]));
+/// ```
+impl<V: Into<Value>, const N: usize> From<[V; N]> for Array {
+    fn from(items: [V; N]) -> Array {
+        items.into_iter().collect()
+    }
+}
+
 impl<V: Into<Value>> FromIterator<V> for Array {
     fn from_iter<I: IntoIterator<Item = V>>(iter: I) -> Array {
         Array(iter.into_iter().map(Into::into).collect())
