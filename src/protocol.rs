@@ -181,15 +181,13 @@ pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
 #[inline]
 pub(crate) fn varint_at(buf: &[u8], pos: usize) -> Result<(u64, usize), crate::ErrorKind> {
     let rest = &buf[pos..];
-    // The error is made only on failure: an `ErrorKind` built eagerly is
-    // also dropped on every success.
-    read_varint(rest).ok_or_else(|| {
-        if rest.len() < MAX_VARINT_LEN {
-            crate::ErrorKind::Truncated
-        } else {
-            crate::ErrorKind::BadVarint
-        }
-    })
+    // The error is made only on failure: an `ErrorKind` built eagerly (as
+    // `ok_or` does) is also dropped on every success.
+    match read_varint(rest) {
+        Some(v) => Ok(v),
+        None if rest.len() < MAX_VARINT_LEN => Err(crate::ErrorKind::Truncated),
+        None => Err(crate::ErrorKind::BadVarint),
+    }
 }
 
 /// Appends `tag` followed by `n` as a varint.
