@@ -193,20 +193,32 @@ pub(crate) fn varint_at(buf: &[u8], pos: usize) -> Result<(u64, usize), crate::E
 /// Appends `tag` followed by `n` as a varint.
 #[inline]
 pub(crate) fn write_tag_varint(out: &mut Vec<u8>, t: u8, mut n: u64) {
-    // One capacity check for the tag and the varint's bytes, exactly those.
-    let bytes = (64 - (n | 1).leading_zeros() as usize).div_ceil(7);
-    out.reserve(1 + bytes);
     let len = out.len();
-    let spare = &mut out.spare_capacity_mut()[..1 + bytes];
-    spare[0].write(t);
-    for slot in &mut spare[1..bytes] {
-        slot.write((n as u8) | 0x80);
-        n >>= 7;
+    if out.capacity() - len < 1 + MAX_VARINT_LEN {
+        return write_tag_varint_growing(out, t, n);
     }
-    spare[bytes].write(n as u8);
-    // SAFETY: the `1 + bytes` bytes after `len` were written just above,
-    // within the capacity `reserve` made.
-    unsafe { out.set_len(len + 1 + bytes) };
+    // Room for the longest: no capacity check per byte.
+    let spare = &mut out.spare_capacity_mut()[..1 + MAX_VARINT_LEN];
+    spare[0].write(t);
+    let mut i = 1;
+    while n >= 0x80 {
+        spare[i].write((n as u8) | 0x80);
+        n >>= 7;
+        i += 1;
+    }
+    spare[i].write(n as u8);
+    // SAFETY: the `i + 1` bytes after `len` were written just above, within
+    // the spare capacity checked on entry.
+    unsafe { out.set_len(len + i + 1) };
+}
+
+/// [`write_tag_varint`] near the end of the buffer: grows it only as far
+/// as this needs, so a buffer sized for a document is not outgrown.
+#[cold]
+#[inline(never)]
+fn write_tag_varint_growing(out: &mut Vec<u8>, t: u8, n: u64) {
+    out.push(t);
+    write_varint(out, n);
 }
 
 /// Appends an integer as Perl writes it: `POS_n`/`NEG_n` when small, else
