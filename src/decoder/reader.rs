@@ -405,11 +405,6 @@ impl<'a, 'o> Reader<'a, 'o> {
                         // A referent is an integer of its own, as in Perl,
                         // not the cell `alias_smallint` shares among slots.
                         v = scalar_of(shared);
-                    } else if t == tag::COPY {
-                        // the copy of a tracked string: the referent is the
-                        // cell registered at its target
-                        self.track_item(at, tracked, prefixes, shared, false);
-                        return Ok(shared.clone());
                     }
                 }
                 if let Value::Alias(_) = v {
@@ -747,19 +742,8 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let off = self.varint()?;
                 let p = self.target(off, at, "COPY")?;
                 let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
-                if self.buf[p] & TRACK_FLAG == 0 {
-                    string_into(out, b, kind);
-                    return Ok(());
-                }
-                // Perl reads a COPY by reading its target again, tracking
-                // flag and all: the copy is registered at the target's
-                // offset in place of the original, and a later ALIAS or
-                // REFP to that offset means the copy.
-                let mut v = Value::Undef;
-                string_into(&mut v, b, kind);
-                let cell = Ref::scalar(v);
-                self.track(p, &cell, false);
-                Value::Alias(cell)
+                string_into(out, b, kind);
+                return Ok(());
             }
             _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
         };
