@@ -1,6 +1,8 @@
 //! Handlers that stay on the thread that registered them, inside codecs
 //! that may move between threads.
 
+use crate::error::{Error, ErrorKind};
+use crate::value::Key;
 use std::mem::ManuallyDrop;
 use std::thread::{self, ThreadId};
 
@@ -122,12 +124,17 @@ impl<S, L> Handler<S, L> {
     }
 }
 
-/// The message for a local handler met on another thread.
-pub(crate) fn elsewhere(what: &str, shared: &str) -> String {
-    format!(
-        "the {what} was registered on another thread, and only that thread can run it \
+/// The error for a local handler met on another thread: `what` names the
+/// handler, `class` its class if it has one, `shared` the method that
+/// registers one for any thread.
+pub(crate) fn elsewhere(what: &str, class: Option<&Key>, shared: &str) -> Error {
+    let of = class.map_or(String::new(), |c| {
+        format!(" of class '{}'", String::from_utf8_lossy(c.as_bytes()))
+    });
+    Error::new(ErrorKind::Callback(format!(
+        "the {what}{of} was registered on another thread, and only that thread can run it \
          (register it with {shared} to run it on any thread)"
-    )
+    )))
 }
 
 #[cfg(test)]

@@ -11,179 +11,14 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod options;
 mod reader;
+
+pub use options::DecoderOptions;
 
 use reader::Reader;
 #[cfg(feature = "serde")]
 pub(crate) use reader::{over_limit, string_over_limit};
-
-/// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`
-/// options. A limit of 0 means no limit.
-///
-/// Whatever the limits, the decoder never allocates for a count or length
-/// the rest of the input cannot back (every array element, hash entry and
-/// string byte must be present), never recurses past
-/// `max_recursion_depth`, and never inflates past `max_uncompressed_size`;
-/// so the count and length limits default to none, and are there to bound
-/// what a legitimate-looking document may hold.
-///
-/// ```
-/// use sereal::{Decoder, DecoderOptions};
-/// let dec = Decoder::new(DecoderOptions::new().refuse_objects(true).max_num_array_entries(1000));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DecoderOptions {
-    /// Refuse Snappy-compressed documents.
-    pub refuse_snappy: bool,
-    /// Refuse zlib-compressed documents.
-    pub refuse_zlib: bool,
-    /// Refuse Zstandard-compressed documents.
-    pub refuse_zstd: bool,
-    /// Refuse documents that contain blessed objects.
-    pub refuse_objects: bool,
-    /// Decode objects as their plain, unblessed referents.
-    pub no_bless_objects: bool,
-    /// Check that `STR_UTF8` strings are valid UTF-8.
-    pub validate_utf8: bool,
-    /// Maximum nesting depth (default 10000, as Perl).
-    pub max_recursion_depth: usize,
-    /// Maximum entries in one hash (default: none).
-    pub max_num_hash_entries: usize,
-    /// Maximum elements in one array (default: none).
-    pub max_num_array_entries: usize,
-    /// Maximum length of one string, in bytes (default: none). As in Perl,
-    /// it applies to strings written with a length (`BINARY`, `STR_UTF8`),
-    /// values and regexp patterns, including a `COPY` of one; short strings
-    /// (under 32 bytes), hash keys and class names are not limited by it.
-    pub max_string_length: usize,
-    /// Perl's `thaw_allow_classes`: the classes whose THAW handler may run
-    /// (default: every class with one). A frozen object of another class
-    /// fails the decode, or with `thaw_deny_raw` stays frozen. Names
-    /// compare as text, as in Perl.
-    pub thaw_allow_classes: Option<Vec<String>>,
-    /// Perl's `thaw_deny_action => 'raw'`: a frozen object whose class
-    /// `thaw_allow_classes` leaves out decodes as it does without a
-    /// handler (a node of its class with a [`Body::Frozen`](crate::Body::Frozen)
-    /// body) instead of failing the decode.
-    pub thaw_deny_raw: bool,
-    /// Maximum size of one document as read, header and (compressed) body
-    /// (default: none). The stream decoders refuse a document as soon as
-    /// it is known to be longer, before they buffer it; the slice decoders
-    /// refuse an input or a document of a stream that is longer.
-    pub max_document_size: usize,
-    /// Maximum size of a decompressed body (default 256 MiB). A zlib or
-    /// Snappy header claiming more, a zstd frame declaring more, or a zstd
-    /// body producing more, is refused before the memory is taken.
-    pub max_uncompressed_size: usize,
-    /// Perl's `no_thaw_objects`: a frozen object decodes to what its THAW
-    /// would have been given, an array of the FREEZE values followed by the
-    /// class name, blessed into `Sereal::Decoder::THAW_args`; no THAW
-    /// handler runs.
-    pub no_thaw_objects: bool,
-    /// Perl's `use_undef`: an `UNDEF` decodes as Perl's shared undef,
-    /// [`Value::CanonicalUndef`] (which writes back as `CANONICAL_UNDEF`
-    /// from protocol 3 on).
-    pub use_undef: bool,
-    /// Perl's `alias_smallint`: the integers -16 to 15 (`POS` and `NEG`
-    /// tags) decode as aliases of one cell per value, shared across the
-    /// document ([`Value::Alias`]), so each value is stored once; they
-    /// write back as Perl writes its aliased integers (the first tracked,
-    /// the others `ALIAS`). Perl makes the shared cells read-only; here a
-    /// change through one alias is seen through all of them.
-    pub alias_smallint: bool,
-    /// Perl's `alias_varint_under`: above 0, as `alias_smallint`, and also
-    /// `VARINT` integers below this value (below 16 when it is smaller).
-    pub alias_varint_under: u64,
-    /// Perl's `set_readonly`. Accepted for Perl's option sets, and without
-    /// effect: a decoded graph belongs to the caller, and Rust says what may
-    /// change it (who holds `&mut`, and the handles given out) where Perl
-    /// needs a flag on each value.
-    pub set_readonly: bool,
-    /// Perl's `set_readonly_scalars`: as `set_readonly`, without effect.
-    pub set_readonly_scalars: bool,
-}
-
-impl Default for DecoderOptions {
-    fn default() -> Self {
-        DecoderOptions {
-            refuse_snappy: false,
-            refuse_zlib: false,
-            refuse_zstd: false,
-            refuse_objects: false,
-            no_bless_objects: false,
-            validate_utf8: false,
-            max_recursion_depth: 10_000,
-            max_num_hash_entries: 0,
-            max_num_array_entries: 0,
-            max_string_length: 0,
-            thaw_allow_classes: None,
-            thaw_deny_raw: false,
-            max_document_size: 0,
-            max_uncompressed_size: 256 << 20,
-            no_thaw_objects: false,
-            use_undef: false,
-            alias_smallint: false,
-            alias_varint_under: 0,
-            set_readonly: false,
-            set_readonly_scalars: false,
-        }
-    }
-}
-
-macro_rules! setters {
-    ($($name:ident: $t:ty),* $(,)?) => {$(
-        #[doc = concat!("Sets `", stringify!($name), "`.")]
-        pub fn $name(mut self, v: $t) -> Self {
-            self.$name = v;
-            self
-        }
-    )*};
-}
-
-impl DecoderOptions {
-    /// The defaults.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets `thaw_allow_classes`.
-    ///
-    /// ```
-    /// use sereal::DecoderOptions;
-    /// let o = DecoderOptions::new().thaw_allow_classes(["My::Point"]);
-    /// assert_eq!(o.thaw_allow_classes, Some(vec!["My::Point".to_string()]));
-    /// ```
-    pub fn thaw_allow_classes<S: Into<String>>(
-        mut self,
-        classes: impl IntoIterator<Item = S>,
-    ) -> Self {
-        self.thaw_allow_classes = Some(classes.into_iter().map(Into::into).collect());
-        self
-    }
-
-    setters! {
-        no_thaw_objects: bool,
-        use_undef: bool,
-        alias_smallint: bool,
-        alias_varint_under: u64,
-        set_readonly: bool,
-        set_readonly_scalars: bool,
-        refuse_snappy: bool,
-        refuse_zlib: bool,
-        refuse_zstd: bool,
-        refuse_objects: bool,
-        no_bless_objects: bool,
-        validate_utf8: bool,
-        max_recursion_depth: usize,
-        max_num_hash_entries: usize,
-        max_num_array_entries: usize,
-        max_string_length: usize,
-        thaw_deny_raw: bool,
-        max_document_size: usize,
-        max_uncompressed_size: usize,
-    }
-}
 
 /// The parsed header of a document.
 ///
@@ -326,16 +161,7 @@ type Thaw = Handler<Arc<dyn Fn(&Key, Vec<Value>) -> Result<Value> + Send + Sync>
 pub(crate) fn thaw(h: &Thaw, class: &Key, values: Vec<Value>) -> Result<Value> {
     match h.get(|f| &**f as &ThawFn, |f| &**f) {
         Some(f) => f(class, values),
-        None => {
-            let what = format!(
-                "THAW handler of class '{}'",
-                String::from_utf8_lossy(class.as_bytes())
-            );
-            Err(Error::new(ErrorKind::Callback(elsewhere(
-                &what,
-                "on_thaw_shared",
-            ))))
-        }
+        None => Err(elsewhere("THAW handler", Some(class), "on_thaw_shared")),
     }
 }
 

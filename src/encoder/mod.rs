@@ -292,37 +292,20 @@ struct Callbacks {
 }
 
 impl Callbacks {
-    /// The FREEZE handler of `class`: `Ok(None)` without one, an error for
-    /// one bound to another thread.
-    fn freeze(&mut self, class: &Key) -> Result<Option<&mut FreezeFn>> {
-        let Some(h) = self.freeze.get_mut(class) else {
-            return Ok(None);
-        };
+    /// The FREEZE handler of `class`, which the caller knows is registered;
+    /// an error for one bound to another thread.
+    fn freeze(&mut self, class: &Key) -> Result<&mut FreezeFn> {
+        let h = self.freeze.get_mut(class).expect("a FREEZE handler");
         h.get_mut(|f| &mut **f as &mut FreezeFn, |f| &mut **f)
-            .map(Some)
-            .ok_or_else(|| {
-                let what = format!(
-                    "FREEZE handler of class '{}'",
-                    String::from_utf8_lossy(class.as_bytes())
-                );
-                Error::new(ErrorKind::Callback(elsewhere(&what, "on_freeze_shared")))
-            })
+            .ok_or_else(|| elsewhere("FREEZE handler", Some(class), "on_freeze_shared"))
     }
 
-    /// The stringify handler, if one is registered; an error for one bound
-    /// to another thread.
-    fn stringify(&mut self) -> Result<Option<&mut StringifyFn>> {
-        let Some(h) = self.stringify.as_mut() else {
-            return Ok(None);
-        };
+    /// The stringify handler, which the caller knows is registered; an
+    /// error for one bound to another thread.
+    fn stringify(&mut self) -> Result<&mut StringifyFn> {
+        let h = self.stringify.as_mut().expect("a stringify handler");
         h.get_mut(|f| &mut **f as &mut StringifyFn, |f| &mut **f)
-            .map(Some)
-            .ok_or_else(|| {
-                Error::new(ErrorKind::Callback(elsewhere(
-                    "stringify handler",
-                    "on_stringify_shared",
-                )))
-            })
+            .ok_or_else(|| elsewhere("stringify handler", None, "on_stringify_shared"))
     }
 }
 

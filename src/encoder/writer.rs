@@ -371,9 +371,7 @@ impl<'e> Writer<'e> {
         }
         let text = if self.callbacks.stringify.is_some() {
             let what = || format!("stringify callback for a value of type {}", x.type_name());
-            self.callback(self.depth + 1, what, |cb| {
-                (cb.stringify()?.expect("checked"))(x)
-            })?
+            self.callback(self.depth + 1, what, |cb| (cb.stringify()?)(x))?
         } else {
             format!("{x:?}")
         };
@@ -650,9 +648,7 @@ impl<'e> Writer<'e> {
             )
         };
         let vals: Rc<[Value]> = self
-            .callback(self.depth, what, |cb| {
-                (cb.freeze(class)?.expect("checked"))(&object)
-            })?
+            .callback(self.depth, what, |cb| (cb.freeze(class)?)(&object))?
             .into();
         drop(object);
         self.retained.set_frozen(addr, vals.clone());

@@ -114,31 +114,24 @@ struct Census {
 }
 
 impl Census {
+    /// The count of handles on the node at `p`; a node met for the first
+    /// time is queued for its body to be walked.
+    fn held(&mut self, p: *const Node) -> &mut Held {
+        self.nodes.entry(p).or_insert_with(|| {
+            self.pending.push(p);
+            Held::default()
+        })
+    }
+
     fn strong(&mut self, r: &Ref) {
-        let p = Rc::as_ptr(&r.0);
-        self.nodes
-            .entry(p)
-            .or_insert_with(|| {
-                self.pending.push(p);
-                Held::default()
-            })
-            .strong += 1;
+        self.held(Rc::as_ptr(&r.0)).strong += 1;
     }
 
     fn value(&mut self, v: &Value) -> Result<(), &'static str> {
         match v {
             Value::Ref(r) | Value::Alias(r) => self.strong(r),
             Value::Weak(w) if w.0.strong_count() == 0 => {}
-            Value::Weak(w) => {
-                let p = w.0.as_ptr();
-                self.nodes
-                    .entry(p)
-                    .or_insert_with(|| {
-                        self.pending.push(p);
-                        Held::default()
-                    })
-                    .weak += 1;
-            }
+            Value::Weak(w) => self.held(w.0.as_ptr()).weak += 1,
             Value::Foreign(_) => return Err("it holds Foreign data, which may not be Send"),
             _ => {}
         }
