@@ -80,10 +80,85 @@ fn missing(c: Compression) -> Error {
     Error::new(ErrorKind::MissingFeature(c.feature().unwrap_or("")))
 }
 
+/// How a document's body is compressed and framed: the encoder options
+/// that both encoding paths (value graph and serde) share.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Framing {
+    pub compress: Compression,
+    pub threshold: usize,
+    /// `None` or `Some(0)`: the codec's default.
+    pub level: Option<i32>,
+    /// Protocol 1's Snappy framing, without a length prefix.
+    pub legacy_snappy: bool,
+}
+
+impl Framing {
+    /// Checks the choice against the protocol version and level, with
+    /// Perl's rules, and against the codecs this build has.
+    pub(crate) fn check(&self, version: u8) -> Result<()> {
+        if self.legacy_snappy && (self.compress != Compression::Snappy || version != 1) {
+            return Err(Error::new(ErrorKind::BadOption(format!(
+                "legacy_snappy is protocol 1's Snappy framing: it needs Snappy compression and protocol version 1, not {:?} and {version}",
+                self.compress
+            ))));
+        }
+        check(self.compress, version, self.level)
+    }
+
+    /// Compresses the body of the document at `out[doc_start..]` (its body
+    /// starts at `body_start`) in place when it is long enough and
+    /// compression makes it smaller, and sets the header's document type.
+    pub(crate) fn finish(
+        &self,
+        out: &mut Vec<u8>,
+        doc_start: usize,
+        body_start: usize,
+        version: u8,
+    ) -> Result<()> {
+        if self.compress == Compression::None || out.len() - body_start < self.threshold {
+            return Ok(());
+        }
+        let framed = if self.legacy_snappy {
+            snappy_legacy(&out[body_start..])?
+        } else {
+            compress_body(self.compress, self.level, &out[body_start..])?
+        };
+        if let Some(framed) = framed {
+            out.truncate(body_start);
+            out.extend_from_slice(&framed);
+            let doc_type = if self.legacy_snappy {
+                protocol::TYPE_SNAPPY_LEGACY
+            } else {
+                self.compress.doc_type()
+            };
+            out[doc_start + 4] = version | (doc_type << 4);
+        }
+        Ok(())
+    }
+}
+
+/// Protocol 1's Snappy framing: the compressed body alone, no length.
+fn snappy_legacy(body: &[u8]) -> Result<Option<Vec<u8>>> {
+    #[cfg(feature = "snappy")]
+    {
+        let packed = snap::raw::Encoder::new()
+            .compress_vec(body)
+            .map_err(|e| Error::new(ErrorKind::Compression(e.to_string())))?;
+        Ok((packed.len() < body.len()).then_some(packed))
+    }
+    #[cfg(not(feature = "snappy"))]
+    {
+        let _ = body;
+        Err(missing(Compression::Snappy))
+    }
+}
+
 /// Checks a compression choice against the protocol version and level, with
-/// Perl's rules, and against the codecs this build has.
-pub(crate) fn check(c: Compression, version: u8, level: Option<i32>) -> Result<()> {
+/// Perl's rules, and against the codecs this build has. A level of 0 is the
+/// codec's default, as in Perl.
+fn check(c: Compression, version: u8, level: Option<i32>) -> Result<()> {
     let bad = |m: String| Err(Error::new(ErrorKind::BadOption(m)));
+    let level = level.filter(|&l| l != 0);
     match c {
         _ if !c.is_available() => Err(missing(c)),
         Compression::Zlib | Compression::Zstd if version < 3 => bad(format!(
@@ -146,11 +221,8 @@ fn write_padded_varint(out: &mut Vec<u8>, mut n: u64, width: usize) {
     not(any(feature = "snappy", feature = "zlib", feature = "zstd")),
     allow(unreachable_code, unused_variables)
 )]
-pub(crate) fn compress_body(
-    c: Compression,
-    level: Option<i32>,
-    body: &[u8],
-) -> Result<Option<Vec<u8>>> {
+fn compress_body(c: Compression, level: Option<i32>, body: &[u8]) -> Result<Option<Vec<u8>>> {
+    let level = level.filter(|&l| l != 0);
     let fail = |e: &dyn std::fmt::Display| Error::new(ErrorKind::Compression(e.to_string()));
     #[allow(unreachable_patterns)] // every codec built in
     let packed: Vec<u8> = match c {

@@ -60,9 +60,8 @@ pub enum Outcome {
 /// spellings `use_protocol_v1`, `snappy`, `snappy_incr` and
 /// `snappy_threshold` mean what they mean to Perl 5.003 (each only where
 /// its current form, `protocol_version`, `compress` or
-/// `compress_threshold`, is absent), except that `snappy` with protocol 1
-/// (Perl's non-incremental Snappy framing, which this crate reads but does
-/// not write) is refused.
+/// `compress_threshold`, is absent): `snappy` with protocol 1 is protocol
+/// 1's non-incremental Snappy framing ([`EncoderOptions::legacy_snappy`]).
 ///
 /// ```
 /// let opts = serde_json::json!({"protocol_version": 3, "sort_keys": 1});
@@ -94,13 +93,7 @@ pub fn encoder_options(
         let plain = number("snappy").unwrap_or(0) != 0;
         let version = number("protocol_version")
             .map_or(o.protocol_version, |n| u8::try_from(n).unwrap_or(u8::MAX));
-        if !incr && plain && version == 1 {
-            // Protocol 1's non-incremental Snappy framing is read, not written.
-            return Err(Error::new(ErrorKind::BadOption(
-                "snappy with protocol 1 (non-incremental Snappy is not written; use snappy_incr)"
-                    .into(),
-            )));
-        }
+        o.legacy_snappy = !incr && plain && version == 1;
         if incr || plain {
             o.compress = Compression::Snappy;
         }

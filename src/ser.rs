@@ -33,6 +33,9 @@ pub struct SerializerOptions {
     pub compress_threshold: usize,
     /// Compression level (see [`crate::EncoderOptions::compress_level`]).
     pub compress_level: Option<i32>,
+    /// Protocol 1's Snappy framing (see
+    /// [`crate::EncoderOptions::legacy_snappy`]).
+    pub legacy_snappy: bool,
     /// Write map and struct keys sorted as Perl's `sort_keys` does (by
     /// length, UTF-8 keys first, then bytes).
     pub sort_keys: bool,
@@ -47,6 +50,7 @@ impl Default for SerializerOptions {
             compress: Compression::None,
             compress_threshold: 1024,
             compress_level: None,
+            legacy_snappy: false,
             sort_keys: false,
             dedupe_strings: false,
         }
@@ -77,6 +81,18 @@ impl SerializerOptions {
         self
     }
 
+    /// Sets `compress_level`.
+    pub fn compress_level(mut self, level: Option<i32>) -> Self {
+        self.compress_level = level;
+        self
+    }
+
+    /// Sets `legacy_snappy`.
+    pub fn legacy_snappy(mut self, on: bool) -> Self {
+        self.legacy_snappy = on;
+        self
+    }
+
     /// Sets `sort_keys`.
     pub fn sort_keys(mut self, on: bool) -> Self {
         self.sort_keys = on;
@@ -87,6 +103,15 @@ impl SerializerOptions {
     pub fn dedupe_strings(mut self, on: bool) -> Self {
         self.dedupe_strings = on;
         self
+    }
+
+    fn framing(&self) -> compress::Framing {
+        compress::Framing {
+            compress: self.compress,
+            threshold: self.compress_threshold,
+            level: self.compress_level,
+            legacy_snappy: self.legacy_snappy,
+        }
     }
 }
 
@@ -165,7 +190,7 @@ impl<'w> Serializer<'w> {
         if v == 0 {
             return Err(Error::new(ErrorKind::UnsupportedVersion(0)));
         }
-        compress::check(opts.compress, v, opts.compress_level)?;
+        opts.framing().check(v)?;
         let doc_start = out.len();
         out.extend_from_slice(if v >= 3 {
             protocol::MAGIC_V3
@@ -191,19 +216,12 @@ impl<'w> Serializer<'w> {
 
     /// Completes the document (compressing its body if the options say so).
     pub fn finish(self) -> Result<()> {
-        let o = &self.opts;
-        if o.compress != Compression::None
-            && self.out.len() - self.body_start >= o.compress_threshold
-        {
-            if let Some(framed) =
-                compress::compress_body(o.compress, o.compress_level, &self.out[self.body_start..])?
-            {
-                self.out.truncate(self.body_start);
-                self.out.extend_from_slice(&framed);
-                self.out[self.doc_start + 4] = o.protocol_version | (o.compress.doc_type() << 4);
-            }
-        }
-        Ok(())
+        self.opts.framing().finish(
+            self.out,
+            self.doc_start,
+            self.body_start,
+            self.opts.protocol_version,
+        )
     }
 
     #[inline]
@@ -417,6 +435,7 @@ impl From<&crate::EncoderOptions> for SerializerOptions {
             compress: opts.compress,
             compress_threshold: opts.compress_threshold,
             compress_level: opts.compress_level,
+            legacy_snappy: opts.legacy_snappy,
             sort_keys: opts.sort_keys,
             dedupe_strings: opts.dedupe_strings,
         }

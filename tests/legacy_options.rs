@@ -7,7 +7,7 @@ use sereal::conformance::encoder_options;
 use sereal::{encode_with, Decoder, ErrorKind, Header, Value};
 mod common;
 
-const CASES: [&str; 14] = [
+const CASES: [&str; 21] = [
     r#"{"sort_keys": 1, "use_protocol_v1": 1}"#,
     r#"{"sort_keys": 1, "use_protocol_v1": 1, "protocol_version": 3}"#,
     r#"{"sort_keys": 1, "use_protocol_v1": 0}"#,
@@ -22,6 +22,13 @@ const CASES: [&str; 14] = [
     r#"{"sort_keys": 1, "compress": 2, "snappy_threshold": 100000}"#,
     r#"{"sort_keys": 2}"#,
     r#"{"sort_keys": 3, "canonical_refs": 1}"#,
+    r#"{"sort_keys": 1, "snappy": 1, "use_protocol_v1": 1}"#,
+    r#"{"sort_keys": 1, "snappy": 1, "protocol_version": 1}"#,
+    r#"{"sort_keys": 1, "snappy": 1, "protocol_version": 1, "snappy_threshold": 100000}"#,
+    r#"{"sort_keys": 1, "snappy": 1, "protocol_version": 2}"#,
+    r#"{"sort_keys": 1, "compress": 2, "compress_level": 0}"#,
+    r#"{"sort_keys": 1, "compress": 3, "compress_level": 0}"#,
+    r#"{"sort_keys": 1, "compress": 3, "compress_level": 19}"#,
 ];
 
 fn data() -> Value {
@@ -71,29 +78,81 @@ fn legacy_option_spellings_write_perls_bytes() {
         // sort_keys fixes the order of the keys (Perl's is its own). The
         // header (type bits included) and the decompressed body must be
         // Perl's; Snappy's compressed bytes are too, zlib's need not be
-        // (two implementations of deflate).
+        // (two implementations of deflate), nor zstd's past its default
+        // level (Perl bundles its own zstd release).
         assert_eq!(*sereal::decode(&perl).unwrap(), value, "{case}");
         let (oh, ob) = split(&ours);
         let (ph, pb) = split(&perl);
         assert_eq!(oh, ph, "{case}: header");
         assert!(ob == pb, "{case}: our body differs from Perl's");
-        if !case.contains("\"compress\": 2") {
+        if !case.contains("\"compress\": 2") && !case.contains("\"compress_level\": 19") {
             assert!(ours == perl, "{case}: our bytes differ from Perl's");
         }
     }
 }
 
+/// `legacy_snappy` is protocol 1's framing: with another protocol or
+/// another compression it is an error, on both encoding paths.
 #[test]
-fn snappy_under_protocol_1_is_refused_not_misread() {
-    for case in [
-        r#"{"snappy": 1, "use_protocol_v1": 1}"#,
-        r#"{"snappy": 1, "protocol_version": 1}"#,
+fn legacy_snappy_needs_protocol_1_and_snappy() {
+    use sereal::{ser::SerializerOptions, Compression, EncoderOptions};
+    let value = data();
+    for (version, c) in [
+        (2, Compression::Snappy),
+        (5, Compression::Snappy),
+        (1, Compression::None),
+        (3, Compression::Zlib),
     ] {
-        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(case).unwrap();
-        let err = encoder_options(&map).unwrap_err();
+        let opts = EncoderOptions::new()
+            .protocol_version(version)
+            .compress(c)
+            .legacy_snappy(true);
+        let err = encode_with(&value, &opts).unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::BadOption(_)),
-            "{case}: {err}"
+            "{version} {c:?}: {err}"
+        );
+        let err = sereal::to_vec_with(&[1, 2], &SerializerOptions::from(&opts)).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::BadOption(_)),
+            "{version} {c:?}: {err}"
         );
     }
+}
+
+/// A legacy Snappy document from either encoding path says so in its
+/// header, and decodes whole, through serde and through both streams.
+#[test]
+fn legacy_snappy_documents_read_back_every_way() {
+    use sereal::{ser::SerializerOptions, Compression, EncoderOptions};
+    let opts = EncoderOptions::new()
+        .protocol_version(1)
+        .compress(Compression::Snappy)
+        .compress_threshold(0)
+        .legacy_snappy(true);
+    let words: Vec<String> = (0..200).map(|i| format!("word {}", i % 7)).collect();
+    let value = Value::array(words.iter().map(|w| Value::from(w.as_str())));
+    let doc = encode_with(&value, &opts).unwrap();
+    let h = Header::parse(&doc).unwrap();
+    assert!(h.legacy_snappy && h.compression == Compression::Snappy);
+    assert_eq!(doc[4], 0x11);
+    assert_eq!(*sereal::decode(&doc).unwrap(), value);
+    let serde_doc = sereal::to_vec_with(&words, &SerializerOptions::from(&opts)).unwrap();
+    assert!(Header::parse(&serde_doc).unwrap().legacy_snappy);
+    let back: Vec<String> = sereal::from_slice(&serde_doc).unwrap();
+    assert_eq!(back, words);
+    let back: Vec<String> = sereal::from_slice(&doc).unwrap();
+    assert_eq!(back, words);
+    let streamed: Vec<_> = sereal::ReadDocuments::new(&doc[..], Decoder::default())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(streamed.len(), 1);
+    assert_eq!(*streamed[0], value);
+    let mut inc = sereal::Incremental::new(Decoder::default());
+    inc.feed(&doc);
+    // No length: the document's end is the end of the input.
+    assert!(inc.next_document().is_none());
+    inc.finish();
+    assert_eq!(*inc.next_document().unwrap().unwrap(), value);
+    assert!(inc.next_document().is_none());
 }

@@ -36,8 +36,16 @@ pub struct EncoderOptions {
     pub compress: Compression,
     /// Bodies shorter than this many bytes are not compressed (default 1024).
     pub compress_threshold: usize,
-    /// Compression level: zlib 1 to 10 (default 6), zstd 1 to 22 (default 3).
+    /// Compression level: zlib 1 to 10 (default 6), zstd 1 to 22 (default
+    /// 3); `None` or `Some(0)` is the default, as Perl's `compress_level => 0`.
     pub compress_level: Option<i32>,
+    /// With Snappy compression and protocol 1, write protocol 1's original
+    /// Snappy framing (document type 1: the compressed body without a
+    /// length, which a reader can only decode whole), as Perl's `snappy`
+    /// option does under protocol 1; `false` (the default) writes the
+    /// length-prefixed framing of Perl's `snappy_incr`. Refused with any
+    /// other compression or protocol version.
+    pub legacy_snappy: bool,
     /// Write hash keys sorted (by length, UTF-8 keys first, then bytes), as
     /// Perl's `sort_keys => 1`.
     pub sort_keys: bool,
@@ -136,6 +144,7 @@ impl Default for EncoderOptions {
             compress: Compression::None,
             compress_threshold: 1024,
             compress_level: None,
+            legacy_snappy: false,
             sort_keys: false,
             key_order: None,
             canonical_refs: false,
@@ -182,6 +191,8 @@ impl EncoderOptions {
         compress_threshold: usize,
         /// Sets `compress_level`.
         compress_level: Option<i32>,
+        /// Sets `legacy_snappy`.
+        legacy_snappy: bool,
         /// Sets `sort_keys`.
         sort_keys: bool,
         /// Sets `key_order`.
@@ -269,7 +280,16 @@ impl EncoderOptions {
         if self.undef_unknown && self.stringify_unknown {
             return bad("undef_unknown and stringify_unknown are mutually exclusive");
         }
-        compress::check(self.compress, v, self.compress_level)
+        self.framing().check(v)
+    }
+
+    pub(crate) fn framing(&self) -> compress::Framing {
+        compress::Framing {
+            compress: self.compress,
+            threshold: self.compress_threshold,
+            level: self.compress_level,
+            legacy_snappy: self.legacy_snappy,
+        }
     }
 }
 
@@ -582,20 +602,9 @@ impl Encoder {
             body_start - 1
         };
         writer::Writer::new(self, out, base, body_start).body(value)?;
-        if self.opts.compress != Compression::None
-            && out.len() - body_start >= self.opts.compress_threshold
-        {
-            let framed = compress::compress_body(
-                self.opts.compress,
-                self.opts.compress_level,
-                &out[body_start..],
-            )?;
-            if let Some(framed) = framed {
-                out.truncate(body_start);
-                out.extend_from_slice(&framed);
-                out[doc_start + 4] = version | (self.opts.compress.doc_type() << 4);
-            }
-        }
+        self.opts
+            .framing()
+            .finish(out, doc_start, body_start, version)?;
         Ok(())
     }
 }
