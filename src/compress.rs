@@ -95,7 +95,15 @@ pub(crate) struct Framing {
 impl Framing {
     /// Checks the choice against the protocol version and level, with
     /// Perl's rules, and against the codecs this build has.
+    #[inline]
     pub(crate) fn check(&self, version: u8) -> Result<()> {
+        if self.compress == Compression::None && !self.legacy_snappy {
+            return Ok(());
+        }
+        self.check_compression(version)
+    }
+
+    fn check_compression(&self, version: u8) -> Result<()> {
         if self.legacy_snappy && (self.compress != Compression::Snappy || version != 1) {
             return Err(Error::new(ErrorKind::BadOption(format!(
                 "legacy_snappy is protocol 1's Snappy framing: it needs Snappy compression and protocol version 1, not {:?} and {version}",
@@ -108,6 +116,7 @@ impl Framing {
     /// Compresses the body of the document at `out[doc_start..]` (its body
     /// starts at `body_start`) in place when it is long enough and
     /// compression makes it smaller, and sets the header's document type.
+    #[inline]
     pub(crate) fn finish(
         &self,
         out: &mut Vec<u8>,
@@ -118,6 +127,16 @@ impl Framing {
         if self.compress == Compression::None || out.len() - body_start < self.threshold {
             return Ok(());
         }
+        self.compress_document(out, doc_start, body_start, version)
+    }
+
+    fn compress_document(
+        &self,
+        out: &mut Vec<u8>,
+        doc_start: usize,
+        body_start: usize,
+        version: u8,
+    ) -> Result<()> {
         let framed = if self.legacy_snappy {
             snappy_legacy(&out[body_start..])?
         } else {

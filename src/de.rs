@@ -192,7 +192,7 @@ impl<'de> Deserializer<'de> {
             max_depth,
             budget,
             opts,
-            stack: Stack::new(),
+            stack: Stack::lazy(),
             seen: None,
             key_copies: Vec::new(),
         }
@@ -888,6 +888,18 @@ impl<'de> Deserializer<'de> {
 
     /// Whether the next value (after PADs) is undefined, or a weak
     /// reference back into the path, which reads as undef.
+    /// A plain `DOUBLE` at `at`, read (the common form of a float).
+    #[inline]
+    fn double_at(&mut self, at: usize) -> Option<f64> {
+        if self.budget == 0 || self.body.get(at) != Some(&tag::DOUBLE) {
+            return None;
+        }
+        let b: [u8; 8] = self.body.get(at + 1..at + 9)?.try_into().ok()?;
+        self.budget -= 1;
+        self.pos = at + 9;
+        Some(f64::from_le_bytes(b))
+    }
+
     fn next_is_undef(&self) -> bool {
         let mut p = self.pos;
         while let Some(&b) = self.body.get(p) {
@@ -999,7 +1011,19 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         false
     }
 
-    forward!(Want::Any; deserialize_any, deserialize_f32, deserialize_f64, deserialize_char,
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.pos;
+        if let Some(d) = self.double_at(at) {
+            return float(visitor, d, Want::Any, None).map_err(|e| self.located(e, at));
+        }
+        self.parse(visitor, Want::Any)
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    forward!(Want::Any; deserialize_any, deserialize_char,
         deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
         deserialize_seq, deserialize_map, deserialize_identifier, deserialize_ignored_any);
     forward!(Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
@@ -1007,6 +1031,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     forward!(Want::Bool; deserialize_bool);
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // A plain UNDEF (no PAD, no track flag) is read in place.
+        if let Some(&(tag::UNDEF | tag::CANONICAL_UNDEF)) = self.body.get(self.pos) {
+            self.pos += 1;
+            return visitor.visit_none();
+        }
         if self.next_is_undef() {
             self.parse(IgnoredAny, Want::Any)?;
             visitor.visit_none()

@@ -116,40 +116,59 @@ impl SerializerOptions {
 }
 
 /// Strings already written (hash keys, and values with `dedupe_strings`):
-/// their bytes in an arena, their body offsets in a table; a cache keyed by
-/// address serves `&'static str` field names without hashing their text.
+/// where their bytes are in the output, and their body offsets, in a table
+/// made at the first string; a cache keyed by address serves
+/// `&'static str` field names without hashing their text. A document with
+/// no keys and no deduplicated strings never builds the table.
 #[derive(Default)]
 struct Strings {
-    arena: Vec<u8>,
-    table: HashTable<(u64, u32, u32, bool, u64)>,
-    hasher: hashbrown::DefaultHashBuilder,
+    /// `(hash, position of the bytes in the output, length, utf8, offset)`
+    table: HashTable<(u64, usize, u32, bool, u64)>,
+    hasher: Option<hashbrown::DefaultHashBuilder>,
     by_addr: Vec<(usize, usize, u64)>,
 }
 
 impl Strings {
-    /// The offset of an equal string recorded before, or `None` after
-    /// recording this one at `offset`.
-    fn find_or_insert(&mut self, bytes: &[u8], utf8: bool, offset: u64) -> Option<u64> {
-        let mut h = self.hasher.build_hasher();
+    fn hash(&mut self, bytes: &[u8], utf8: bool) -> u64 {
+        let mut h = self
+            .hasher
+            .get_or_insert_with(Default::default)
+            .build_hasher();
         h.write(bytes);
         h.write_u8(utf8 as u8);
-        let hash = h.finish();
-        let arena = &self.arena;
-        let found = self.table.find(hash, |e| {
-            e.0 == hash && e.3 == utf8 && &arena[e.1 as usize..(e.1 + e.2) as usize] == bytes
-        });
-        if let Some(e) = found {
-            return Some(e.4);
+        h.finish()
+    }
+
+    /// The offset of a string equal to `bytes` written before into `out`,
+    /// or the hash to [`record`](Self::record) it with.
+    #[inline]
+    fn find(&mut self, out: &[u8], bytes: &[u8], utf8: bool) -> std::result::Result<u64, u64> {
+        let hash = self.hash(bytes, utf8);
+        match self.table.find(hash, |e| {
+            e.0 == hash && e.3 == utf8 && out.get(e.1..e.1 + e.2 as usize) == Some(bytes)
+        }) {
+            Some(e) => Ok(e.4),
+            None => Err(hash),
         }
-        let start = self.arena.len() as u32;
-        self.arena.extend_from_slice(bytes);
-        self.table
-            .insert_unique(hash, (hash, start, bytes.len() as u32, utf8, offset), |e| {
-                e.0
-            });
-        None
+    }
+
+    /// Records the string whose `len` bytes are at `pos` in the output,
+    /// and whose item starts at body offset `offset`.
+    #[inline]
+    fn record(&mut self, hash: u64, pos: usize, len: usize, utf8: bool, offset: u64) {
+        let entry = (hash, pos, len as u32, utf8, offset);
+        self.table.insert_unique(hash, entry, |e| e.0);
+    }
+
+    /// Room for `n` more strings without growing the table.
+    fn reserve(&mut self, n: usize) {
+        self.table.reserve(n, |e| e.0);
     }
 }
+
+/// The index of each table in [`Serializer`]'s strings.
+const KEYS: usize = 0;
+const VALUES: usize = 1;
 
 /// A serde serializer writing one Sereal document.
 ///
@@ -169,8 +188,12 @@ pub struct Serializer<'w> {
     doc_start: usize,
     body_start: usize,
     base: usize,
-    keys: Strings,
-    values: Strings,
+    // hash keys and deduplicated values, made at the first of either
+    strings: Option<Box<[Strings; 2]>>,
+    // hashes begun (counting to 2), and the keys the first one wrote
+    // before a second began: (position, length, utf8, offset)
+    maps: u8,
+    first_keys: Vec<(usize, u32, bool, u64)>,
     depth: usize,
     // Writes no COPY: for values serialized apart (sort_keys) and spliced in
     // elsewhere, where offsets would be wrong.
@@ -182,6 +205,7 @@ const MAX_DEPTH: usize = 10_000;
 impl<'w> Serializer<'w> {
     /// A serializer appending a document to `out`; call [`Serializer::finish`]
     /// after serializing the one value.
+    #[inline]
     pub fn new(out: &'w mut Vec<u8>, opts: SerializerOptions) -> Result<Serializer<'w>> {
         let v = opts.protocol_version;
         if v >= 6 {
@@ -207,8 +231,9 @@ impl<'w> Serializer<'w> {
             doc_start,
             body_start,
             base,
-            keys: Strings::default(),
-            values: Strings::default(),
+            strings: None,
+            maps: 0,
+            first_keys: Vec::new(),
             depth: 0,
             no_copies: false,
         })
@@ -242,10 +267,16 @@ impl<'w> Serializer<'w> {
     fn string(&mut self, bytes: &[u8], utf8: bool) {
         if self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3 {
             let here = self.offset();
-            if let Some(off) = self.values.find_or_insert(bytes, utf8, here) {
-                self.tag_varint(tag::COPY, off);
-                return;
+            let values = &mut self.strings.get_or_insert_with(Default::default)[VALUES];
+            match values.find(self.out, bytes, utf8) {
+                Ok(off) => protocol::write_tag_varint(self.out, tag::COPY, off),
+                Err(hash) => {
+                    protocol::write_pv(self.out, bytes, utf8);
+                    let pos = self.out.len() - bytes.len();
+                    values.record(hash, pos, bytes.len(), utf8, here);
+                }
             }
+            return;
         }
         self.pv(bytes, utf8);
     }
@@ -258,13 +289,21 @@ impl<'w> Serializer<'w> {
             return self.pv(k.as_bytes(), !k.is_ascii());
         }
         let addr = (k.as_ptr() as usize, k.len());
-        if let Some(&(_, _, off)) = self.keys.by_addr.iter().find(|e| (e.0, e.1) == addr) {
+        let cached = self.strings.as_ref().and_then(|s| {
+            s[KEYS]
+                .by_addr
+                .iter()
+                .find(|e| (e.0, e.1) == addr)
+                .map(|e| e.2)
+        });
+        if let Some(off) = cached {
             self.tag_varint(tag::COPY, off);
             return;
         }
-        if let Some(off) = self.key(k) {
-            if self.keys.by_addr.len() < 32 {
-                self.keys.by_addr.push((addr.0, addr.1, off));
+        if let (Some(off), Some(strings)) = (self.key(k), &mut self.strings) {
+            let keys = &mut strings[KEYS];
+            if keys.by_addr.len() < 32 {
+                keys.by_addr.push((addr.0, addr.1, off));
             }
         }
     }
@@ -278,15 +317,51 @@ impl<'w> Serializer<'w> {
             return None;
         }
         let here = self.offset();
-        match self.keys.find_or_insert(k.as_bytes(), utf8, here) {
-            Some(off) => {
-                self.tag_varint(tag::COPY, off);
+        if self.maps < 2 {
+            // The keys of the document's first hash, while no other has
+            // begun: one hash holds each key once, so they are only noted
+            // here, and recorded when a second hash begins.
+            protocol::write_pv(self.out, k.as_bytes(), utf8);
+            let pos = self.out.len() - k.len();
+            self.first_keys.push((pos, k.len() as u32, utf8, here));
+            return None;
+        }
+        let keys = &mut self.strings.get_or_insert_with(Default::default)[KEYS];
+        match keys.find(self.out, k.as_bytes(), utf8) {
+            Ok(off) => {
+                protocol::write_tag_varint(self.out, tag::COPY, off);
                 Some(off)
             }
-            None => {
-                self.pv(k.as_bytes(), utf8);
+            Err(hash) => {
+                protocol::write_pv(self.out, k.as_bytes(), utf8);
+                let pos = self.out.len() - k.len();
+                keys.record(hash, pos, k.len(), utf8, here);
                 None
             }
+        }
+    }
+
+    /// A hash begins: from the second on, keys are recorded, the first
+    /// hash's own ones included.
+    fn begin_hash(&mut self, len: Option<usize>) {
+        if self.no_copies {
+            return;
+        }
+        if self.maps < 2 {
+            self.maps += 1;
+            if self.maps < 2 {
+                return;
+            }
+            let keys = &mut self.strings.get_or_insert_with(Default::default)[KEYS];
+            keys.reserve(self.first_keys.len() + len.unwrap_or(0));
+            for (pos, n, utf8, offset) in self.first_keys.drain(..) {
+                let bytes = &self.out[pos..pos + n as usize];
+                if let Err(hash) = keys.find(self.out, bytes, utf8) {
+                    keys.record(hash, pos, n as usize, utf8, offset);
+                }
+            }
+        } else if let (Some(n), Some(strings)) = (len, &mut self.strings) {
+            strings[KEYS].reserve(n);
         }
     }
 
@@ -339,6 +414,7 @@ impl<'w> Serializer<'w> {
     fn open_variant(&mut self, variant: &'static str) -> Result<()> {
         self.enter()?;
         self.out.push(tag::HASHREF_0 + 1);
+        self.begin_hash(Some(1));
         self.field(variant);
         Ok(())
     }
@@ -741,6 +817,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, 'w>> {
         let patch = self.open(tag::HASHREF_0, tag::HASH, len)?;
+        self.begin_hash(len);
         Ok(Compound::new(self, patch, true))
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Compound<'a, 'w>> {

@@ -40,6 +40,13 @@ impl Stack {
         }
     }
 
+    /// A floor found at the first nesting level instead of now, so a walk
+    /// that never nests (a scalar document) does not ask for the thread's
+    /// stack limit.
+    pub(crate) const fn lazy() -> Stack {
+        Stack { floor: usize::MAX }
+    }
+
     /// Runs `f` one nesting level deeper: on a new stack segment when the
     /// current one has less than the red zone left. `f` gets the state back,
     /// whose stack floor is the segment's.
@@ -54,6 +61,14 @@ impl Stack {
     #[cold]
     #[inline(never)]
     fn grow<S: HasStack, R>(state: &mut S, f: impl FnOnce(&mut S) -> R) -> R {
+        if state.stack().floor == usize::MAX {
+            // The first level of a lazy walk: stay on this stack if it has
+            // more than the red zone left.
+            *state.stack() = Stack::new();
+            if here() > state.stack().floor {
+                return f(state);
+            }
+        }
         let saved = *state.stack();
         let r = stacker::grow(SEGMENT, || {
             *state.stack() = Stack::new();

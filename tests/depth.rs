@@ -124,3 +124,38 @@ fn deep_graphs_encode_on_small_stacks() {
         );
     });
 }
+
+/// Runs `f` after using about `kib` KiB of the current stack.
+fn with_stack_used(kib: usize, f: &dyn Fn()) {
+    let pad = [0u8; 16 * 1024];
+    std::hint::black_box(&pad);
+    if kib > 16 {
+        with_stack_used(kib - 16, f);
+    } else {
+        f();
+    }
+    std::hint::black_box(&pad);
+}
+
+/// The codecs find their stack floor at the first nesting level: called
+/// with most of a 512 KiB thread's stack already used (less left than the
+/// room each walk keeps free), every walk still moves to a segment of its
+/// own instead of overflowing, through the decoder, serde and the encoder.
+#[test]
+fn deep_walks_started_near_the_end_of_the_stack() {
+    on_small_stack(512, || {
+        with_stack_used(448, &|| {
+            for level in [&b"\x41"[..], b"\x51\x61k", b"\x28"] {
+                let doc = nested(9_990, level);
+                let v = decode(&doc).unwrap();
+                assert!(*decode(&encode(&v).unwrap()).unwrap() == *v);
+                let via_serde = sereal::from_slice::<Value>(&doc);
+                assert!(via_serde.is_ok(), "{:?}", via_serde.err());
+                assert_eq!(
+                    decode(&nested(1_000_000, level)).unwrap_err().kind(),
+                    &ErrorKind::DepthExceeded(10_000)
+                );
+            }
+        });
+    });
+}

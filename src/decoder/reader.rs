@@ -99,7 +99,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 (n, _) => n.max(16),
             },
             aliases: HashMap::new(),
-            stack: Stack::new(),
+            stack: Stack::lazy(),
         }
     }
 

@@ -161,7 +161,7 @@ impl<'e> Writer<'e> {
             snapshot,
             dedupe: enc.opts.dedupe_strings || enc.opts.aliased_dedupe_strings,
             warnings: &mut enc.warnings,
-            stack: Stack::new(),
+            stack: Stack::lazy(),
         }
     }
 

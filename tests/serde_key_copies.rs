@@ -1,0 +1,108 @@
+//! The serde serializer writes a repeated hash key as a `COPY` of its first
+//! writing, as Perl does and as the value-graph encoder (held to Perl's
+//! bytes by the corpus) does: on every shape, `to_vec` gives the bytes the
+//! value encoder gives for the graph those bytes decode to.
+
+use serde::Serialize;
+use sereal::ser::SerializerOptions;
+use std::collections::BTreeMap;
+
+#[derive(Serialize)]
+struct User {
+    id: u32,
+    name: String,
+    tags: BTreeMap<String, u8>,
+    role: Role,
+}
+
+#[derive(Serialize)]
+enum Role {
+    Admin,
+    Guest(u32),
+    Custom { name: String, id: u8 },
+}
+
+fn map(keys: &[&str]) -> BTreeMap<String, u32> {
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| (k.to_string(), i as u32))
+        .collect()
+}
+
+fn check<T: Serialize>(what: &str, data: &T) {
+    for opts in [
+        SerializerOptions::new(),
+        SerializerOptions::new().protocol_version(1),
+        SerializerOptions::new().dedupe_strings(true),
+    ] {
+        let bytes = sereal::to_vec_with(data, &opts).unwrap();
+        let graph = sereal::decode(&bytes).unwrap();
+        let enc = sereal::EncoderOptions::new()
+            .protocol_version(opts.protocol_version)
+            .dedupe_strings(opts.dedupe_strings);
+        let again = sereal::encode_with(&graph, &enc).unwrap();
+        assert!(
+            again == bytes,
+            "{what} ({opts:?}): serde wrote\n  {bytes:02x?}\nthe value encoder\n  {again:02x?}"
+        );
+    }
+}
+
+#[test]
+fn repeated_keys_are_copies_on_every_shape() {
+    check("one hash", &map(&["alpha", "beta", "gamma"]));
+    check(
+        "an empty hash first",
+        &(map(&[]), map(&["a", "b"]), map(&["b", "a"])),
+    );
+    check(
+        "two hashes",
+        &vec![map(&["alpha", "beta"]), map(&["beta", "alpha", "delta"])],
+    );
+    check(
+        "a hash in a hash",
+        &BTreeMap::from([("outer", map(&["outer", "inner"]))]),
+    );
+    check(
+        "keys of the first hash met again after a nested one",
+        &BTreeMap::from([("a", map(&["x"])), ("x", map(&["a", "b"])), ("b", map(&[]))]),
+    );
+    check(
+        "a key that is also a value",
+        &(map(&["same"]), "same", map(&["same"])),
+    );
+    let user = |id: u32, role: Role| User {
+        id,
+        name: format!("user {id}"),
+        tags: BTreeMap::from([("name".to_string(), 1), (format!("t{}", id % 2), 2)]),
+        role,
+    };
+    check(
+        "structs, enum variants, nested maps",
+        &vec![
+            user(1, Role::Admin),
+            user(2, Role::Guest(7)),
+            user(
+                3,
+                Role::Custom {
+                    name: "x".into(),
+                    id: 3,
+                },
+            ),
+            user(
+                4,
+                Role::Custom {
+                    name: "y".into(),
+                    id: 4,
+                },
+            ),
+        ],
+    );
+    check("a variant first", &(Role::Guest(1), map(&["Guest", "id"])));
+    check(
+        "many hashes",
+        &(0..200)
+            .map(|i| map(&[&format!("k{}", i % 17), "common"]))
+            .collect::<Vec<_>>(),
+    );
+}
