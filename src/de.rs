@@ -75,7 +75,7 @@ pub struct Deserializer<'de> {
     // tags left to read: REFP/ALIAS re-read their targets, so a document
     // could otherwise expand exponentially
     budget: usize,
-    opts: DecoderOptions,
+    opts: Limits,
     stack: Stack,
     // made at the first tracked item or class name
     seen: Option<Box<Seen>>,
@@ -83,6 +83,15 @@ pub struct Deserializer<'de> {
     /// ways by a hash of the position: position + 1 (0: empty) and the
     /// key. Made at the first key COPY.
     key_copies: Vec<[(usize, KeyRef); 2]>,
+}
+
+/// The decoder options that apply once the body is framed.
+#[derive(Clone, Copy)]
+struct Limits {
+    max_num_array_entries: usize,
+    max_num_hash_entries: usize,
+    max_string_length: usize,
+    refuse_objects: bool,
 }
 
 /// Positions of the tracked items read so far (what REFP and ALIAS may
@@ -141,25 +150,35 @@ impl<'de> Deserializer<'de> {
     /// A deserializer for the document `input`, with `opts`' limits.
     #[inline(always)]
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
-        // The input is the document: refused before it is read.
-        document_size_check(&opts, input.len())?;
-        // The common header (protocol 3 to 5, raw, no suffix) without
-        // building a `Header`.
-        if let Some(len) = Header::raw_len(input) {
-            let body = Cow::Borrowed(&input[len..]);
-            return Ok(Deserializer::over(body, 1, len, None, input.len(), opts));
-        }
-        let header = Header::parse(input)?;
-        let (body, shift, frame_end) = frame(&opts, input, &header)?;
-        let base = if frame_end.is_some() { 0 } else { header.len };
+        let (body, shift, base, frame_end) = Deserializer::framed(input, &opts)?;
         Ok(Deserializer::over(
             body,
             shift,
             base,
             frame_end,
             input.len(),
-            opts,
+            &opts,
         ))
+    }
+
+    /// The body of the document `input`: its bytes, their offset shift,
+    /// the offset errors count from, and where a compressed frame ends.
+    #[inline(always)]
+    fn framed(
+        input: &'de [u8],
+        opts: &DecoderOptions,
+    ) -> Result<(Cow<'de, [u8]>, usize, usize, Option<usize>)> {
+        // The input is the document: refused before it is read.
+        document_size_check(opts, input.len())?;
+        // The common header (protocol 3 to 5, raw, no suffix) without
+        // building a `Header`.
+        if let Some(len) = Header::raw_len(input) {
+            return Ok((Cow::Borrowed(&input[len..]), 1, len, None));
+        }
+        let header = Header::parse(input)?;
+        let (body, shift, frame_end) = frame(opts, input, &header)?;
+        let base = if frame_end.is_some() { 0 } else { header.len };
+        Ok((body, shift, base, frame_end))
     }
 
     /// A deserializer over `body`, whose offsets are shifted by `shift` and
@@ -172,7 +191,7 @@ impl<'de> Deserializer<'de> {
         base: usize,
         frame_end: Option<usize>,
         input_len: usize,
-        opts: DecoderOptions,
+        opts: &DecoderOptions,
     ) -> Deserializer<'de> {
         let budget = body.len().saturating_mul(64).saturating_add(1 << 16);
         let max_depth = if opts.max_recursion_depth == 0 {
@@ -191,7 +210,12 @@ impl<'de> Deserializer<'de> {
             depth: 0,
             max_depth,
             budget,
-            opts,
+            opts: Limits {
+                max_num_array_entries: opts.max_num_array_entries,
+                max_num_hash_entries: opts.max_num_hash_entries,
+                max_string_length: opts.max_string_length,
+                refuse_objects: opts.refuse_objects,
+            },
             stack: Stack::lazy(),
             seen: None,
             key_copies: Vec::new(),
@@ -380,12 +404,21 @@ impl<'de> Deserializer<'de> {
                 Some(&tag::VARINT) => {
                     // One byte, inline: a call returning a `Result` through
                     // memory stalls on reading it back.
-                    if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
-                        self.budget -= 1;
-                        self.pos = at + 2;
-                        return visitor
-                            .visit_u64(u64::from(n))
-                            .map_err(|e| self.located(e, at));
+                    match self.body.get(at + 1..at + 3) {
+                        Some(&[n @ 0..=0x7f, _]) | Some(&[n @ 0..=0x7f]) => {
+                            self.budget -= 1;
+                            self.pos = at + 2;
+                            return visitor
+                                .visit_u64(u64::from(n))
+                                .map_err(|e| self.located(e, at));
+                        }
+                        Some(&[lo, hi @ 0..=0x7f]) => {
+                            self.budget -= 1;
+                            self.pos = at + 3;
+                            let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
+                            return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                        }
+                        _ => {}
                     }
                     if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
                         self.budget -= 1;
@@ -951,7 +984,8 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     input: &'de [u8],
     opts: DecoderOptions,
 ) -> Result<T> {
-    let mut de = Deserializer::from_slice_with(input, opts)?;
+    let (body, shift, base, frame_end) = Deserializer::framed(input, &opts)?;
+    let mut de = Deserializer::over(body, shift, base, frame_end, input.len(), &opts);
     let v = T::deserialize(&mut de).map_err(|e| de.located(e, 0))?;
     de.end()?;
     Ok(v)

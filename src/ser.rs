@@ -202,19 +202,32 @@ pub struct Serializer<'w> {
 
 const MAX_DEPTH: usize = 10_000;
 
+/// Refuses a protocol version or compression the serializer cannot write.
+#[inline]
+fn check_options(opts: &SerializerOptions) -> Result<()> {
+    let v = opts.protocol_version;
+    if v >= 6 {
+        return Err(Error::new(ErrorKind::NoPublicSpec(v)));
+    }
+    if v == 0 {
+        return Err(Error::new(ErrorKind::UnsupportedVersion(0)));
+    }
+    opts.framing().check(v)
+}
+
 impl<'w> Serializer<'w> {
     /// A serializer appending a document to `out`; call [`Serializer::finish`]
     /// after serializing the one value.
     #[inline]
     pub fn new(out: &'w mut Vec<u8>, opts: SerializerOptions) -> Result<Serializer<'w>> {
+        check_options(&opts)?;
+        Ok(Serializer::start(out, opts))
+    }
+
+    /// A serializer over `out` with options [`check_options`] accepted.
+    #[inline(always)]
+    fn start(out: &'w mut Vec<u8>, opts: SerializerOptions) -> Serializer<'w> {
         let v = opts.protocol_version;
-        if v >= 6 {
-            return Err(Error::new(ErrorKind::NoPublicSpec(v)));
-        }
-        if v == 0 {
-            return Err(Error::new(ErrorKind::UnsupportedVersion(0)));
-        }
-        opts.framing().check(v)?;
         let doc_start = out.len();
         out.extend_from_slice(if v >= 3 {
             protocol::MAGIC_V3
@@ -225,7 +238,7 @@ impl<'w> Serializer<'w> {
         out.push(0);
         let body_start = out.len();
         let base = if v == 1 { doc_start } else { body_start - 1 };
-        Ok(Serializer {
+        Serializer {
             opts,
             out,
             doc_start,
@@ -236,7 +249,7 @@ impl<'w> Serializer<'w> {
             first_keys: Vec::new(),
             depth: 0,
             no_copies: false,
-        })
+        }
     }
 
     /// Completes the document (compressing its body if the options say so).
@@ -447,8 +460,9 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 
 /// Serializes `value` with `opts`.
 pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, opts: &SerializerOptions) -> Result<Vec<u8>> {
+    check_options(opts)?;
     let mut out = Vec::with_capacity(128);
-    let mut ser = Serializer::new(&mut out, opts.clone())?;
+    let mut ser = Serializer::start(&mut out, opts.clone());
     value.serialize(&mut ser)?;
     ser.finish()?;
     Ok(out)

@@ -521,13 +521,19 @@ pub fn looks_like_sereal(input: &[u8]) -> bool {
 
 /// The error for a document of `len` bytes over `max_document_size`, at
 /// the offset where the limit is passed.
+#[inline]
 pub(crate) fn document_size_check(o: &DecoderOptions, len: usize) -> Result<()> {
     let max = o.max_document_size;
     if max != 0 && len > max {
-        let m = format!("document of {len} bytes (limit {max})");
-        return Err(Error::at(ErrorKind::LimitExceeded(m), max));
+        return Err(document_too_big(len, max));
     }
     Ok(())
+}
+
+#[cold]
+fn document_too_big(len: usize, max: usize) -> Error {
+    let m = format!("document of {len} bytes (limit {max})");
+    Error::at(ErrorKind::LimitExceeded(m), max)
 }
 
 /// The body bytes of a document, their offset shift, and for a compressed

@@ -27,7 +27,9 @@ pub(super) struct Reader<'a, 'o> {
     thaw_allowed: Option<&'o ClassNames>,
     thaw_allow_if: Option<&'o (dyn Fn(&Key) -> bool + Send + Sync)>,
     depth: usize,
-    tracked: HashMap<usize, Tracked>,
+    /// Tracked items by offset, made at the first (with a fresh random
+    /// state: offsets are the input's choice).
+    tracked: Option<HashMap<usize, Tracked>>,
     /// Hash keys and class names read so far, by position (increasing: the
     /// targets of key COPYs and OBJECTVs).
     keys: ReadKeys,
@@ -50,7 +52,7 @@ pub(super) struct Reader<'a, 'o> {
     /// cell per value (`alias_smallint`, `alias_varint_under`); 0: none.
     alias_below: u64,
     // the shared cells, by value
-    aliases: HashMap<i64, Ref>,
+    aliases: Option<HashMap<i64, Ref>>,
     stack: Stack,
 }
 
@@ -84,7 +86,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaw_allowed: dec.thaw_allowed.as_ref(),
             thaw_allow_if: dec.thaw_allow_if.as_deref(),
             depth: 0,
-            tracked: HashMap::new(),
+            tracked: None,
             keys: ReadKeys::default(),
             key_pos: Vec::new(),
             classes: ReadKeys::default(),
@@ -98,7 +100,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 (0, true) => 16,
                 (n, _) => n.max(16),
             },
-            aliases: HashMap::new(),
+            aliases: None,
             stack: Stack::lazy(),
         }
     }
@@ -109,6 +111,7 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn alias_of(&mut self, n: i64) -> Value {
         Value::Alias(
             self.aliases
+                .get_or_insert_with(HashMap::new)
                 .entry(n)
                 .or_insert_with(|| Ref::scalar(Value::Int(n)))
                 .clone(),
@@ -326,14 +329,17 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// still to be read.
     fn track(&mut self, at: usize, node: &Ref, open: bool) {
         let node = node.clone();
+        let at = self.offset_of(at);
         self.tracked
-            .insert(self.offset_of(at), Tracked { node, open });
+            .get_or_insert_with(HashMap::new)
+            .insert(at, Tracked { node, open });
     }
 
     /// Marks the tracked item at `at` as read: references to it from now on
     /// close no cycle.
     fn close(&mut self, at: usize) {
-        if let Some(t) = self.tracked.get_mut(&(at + self.shift)) {
+        let at = at + self.shift;
+        if let Some(t) = self.tracked.as_mut().and_then(|m| m.get_mut(&at)) {
             t.open = false;
         }
     }
@@ -671,7 +677,8 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let off = self.varint()?;
                 let item = self
                     .tracked
-                    .get_mut(&(off as usize))
+                    .as_mut()
+                    .and_then(|m| m.get_mut(&(off as usize)))
                     .ok_or_else(|| Error::at(ErrorKind::BadOffset(off, what), at))?;
                 let node = item.node.clone();
                 if item.open && at != self.weak_ref_at {

@@ -107,6 +107,49 @@ pub(super) fn key_slot(addr: usize) -> usize {
     ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
 }
 
+/// A direct-mapped cache of `(key address, offset)` by [`key_slot`], made
+/// at its first entry; clearing it touches only the slots used since the
+/// last clearing, so a small document costs a small clearing.
+#[derive(Default)]
+pub(super) struct KeyCache {
+    slots: Option<Box<[(usize, u64); KEY_CACHE]>>,
+    used: Vec<u16>,
+}
+
+impl KeyCache {
+    /// The entry in `slot`, `(0, 0)` when empty.
+    #[inline]
+    pub fn get(&self, slot: usize) -> (usize, u64) {
+        self.slots.as_ref().map_or((0, 0), |s| s[slot])
+    }
+
+    /// Sets the entry in `slot`.
+    #[inline]
+    pub fn set(&mut self, slot: usize, entry: (usize, u64)) {
+        let slots = self
+            .slots
+            .get_or_insert_with(|| Box::new([(0, 0); KEY_CACHE]));
+        if slots[slot].0 == 0 && self.used.len() < KEY_CACHE / 4 {
+            self.used.push(slot as u16);
+        }
+        slots[slot] = entry;
+    }
+
+    /// Empties every slot.
+    pub fn clear(&mut self) {
+        if let Some(slots) = &mut self.slots {
+            if self.used.len() < KEY_CACHE / 4 {
+                for &i in &self.used {
+                    slots[usize::from(i)] = (0, 0);
+                }
+            } else {
+                slots.fill((0, 0));
+            }
+        }
+        self.used.clear();
+    }
+}
+
 /// The encoder's per-document state, kept between documents so its tables'
 /// memory is reused.
 pub(super) struct Seen {
@@ -119,8 +162,8 @@ pub(super) struct Seen {
     pub weak: AddrMap,
     /// Hash keys that may repeat: offset of their first writing.
     pub keys: AddrMap,
-    /// A direct-mapped cache in front of `keys`: (key address, offset).
-    pub key_cache: Box<[(usize, u64); KEY_CACHE]>,
+    /// A direct-mapped cache in front of `keys`.
+    pub key_cache: KeyCache,
     /// Class names: offset of their first writing.
     pub classes: AddrMap,
     /// Blessed non-container referents already written with their class.
@@ -177,7 +220,7 @@ impl Default for Seen {
             refs: AddrMap::default(),
             weak: AddrMap::default(),
             keys: AddrMap::default(),
-            key_cache: Box::new([(0, 0); KEY_CACHE]),
+            key_cache: KeyCache::default(),
             classes: AddrMap::default(),
             objects: AddrMap::default(),
             dedupe: Dedupe::default(),
@@ -205,7 +248,7 @@ impl Seen {
         self.refs.clear();
         self.weak.clear();
         self.keys.clear();
-        self.key_cache.fill((0, 0));
+        self.key_cache.clear();
         self.classes.clear();
         self.objects.clear();
         self.dedupe.clear();

@@ -446,7 +446,7 @@ impl<'e> Writer<'e> {
         if !self.opts.no_shared_hashkeys && (self.retained.on || k.may_repeat()) {
             let addr = k.addr();
             let slot = key_slot(addr);
-            let (cached, off) = self.seen.key_cache[slot];
+            let (cached, off) = self.seen.key_cache.get(slot);
             if cached == addr {
                 self.tag_varint(tag::COPY, off);
                 return;
@@ -455,7 +455,7 @@ impl<'e> Writer<'e> {
             match self.seen.keys.entry(addr) {
                 Entry::Occupied(e) => {
                     let off = *e.get();
-                    self.seen.key_cache[slot] = (addr, off);
+                    self.seen.key_cache.set(slot, (addr, off));
                     self.tag_varint(tag::COPY, off);
                     return;
                 }
