@@ -85,6 +85,11 @@ pub struct Deserializer<'de> {
     key_copies: Vec<[(usize, KeyRef); 2]>,
 }
 
+/// A document's body as [`Deserializer::framed`] finds it: its bytes,
+/// their offset shift, the offset errors count from, and where a compressed
+/// frame ends.
+type Framed<'de> = (Cow<'de, [u8]>, usize, usize, Option<usize>);
+
 /// The decoder options that apply once the body is framed.
 #[derive(Clone, Copy)]
 struct Limits {
@@ -161,13 +166,9 @@ impl<'de> Deserializer<'de> {
         ))
     }
 
-    /// The body of the document `input`: its bytes, their offset shift,
-    /// the offset errors count from, and where a compressed frame ends.
+    /// The body of the document `input`.
     #[inline(always)]
-    fn framed(
-        input: &'de [u8],
-        opts: &DecoderOptions,
-    ) -> Result<(Cow<'de, [u8]>, usize, usize, Option<usize>)> {
+    fn framed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
         // The input is the document: refused before it is read.
         document_size_check(opts, input.len())?;
         // The common header (protocol 3 to 5, raw, no suffix) without

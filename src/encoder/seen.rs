@@ -152,6 +152,7 @@ impl KeyCache {
 
 /// The encoder's per-document state, kept between documents so its tables'
 /// memory is reused.
+#[derive(Default)]
 pub(super) struct Seen {
     /// Tracked nodes: body offset of their first writing.
     pub refs: AddrMap,
@@ -212,20 +213,6 @@ fn reuse<T, U>(mut v: Vec<T>) -> Vec<U> {
     // is the same layout as `capacity` values of `U`; the length is 0, so
     // no value of either type is read.
     unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<U>(), 0, v.capacity()) }
-}
-
-impl Default for Seen {
-    fn default() -> Seen {
-        Seen {
-            refs: AddrMap::default(),
-            weak: AddrMap::default(),
-            keys: AddrMap::default(),
-            key_cache: KeyCache::default(),
-            classes: AddrMap::default(),
-            objects: AddrMap::default(),
-            dedupe: Dedupe::default(),
-        }
-    }
 }
 
 /// The `weak` table's keys for cells of Perl's immortals are their tags,
