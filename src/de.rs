@@ -405,21 +405,18 @@ impl<'de> Deserializer<'de> {
                 Some(&tag::VARINT) => {
                     // One byte, inline: a call returning a `Result` through
                     // memory stalls on reading it back.
-                    match self.body.get(at + 1..at + 3) {
-                        Some(&[n @ 0..=0x7f, _]) | Some(&[n @ 0..=0x7f]) => {
-                            self.budget -= 1;
-                            self.pos = at + 2;
-                            return visitor
-                                .visit_u64(u64::from(n))
-                                .map_err(|e| self.located(e, at));
-                        }
-                        Some(&[lo, hi @ 0..=0x7f]) => {
-                            self.budget -= 1;
-                            self.pos = at + 3;
-                            let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
-                            return visitor.visit_u64(n).map_err(|e| self.located(e, at));
-                        }
-                        _ => {}
+                    if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 2;
+                        return visitor
+                            .visit_u64(u64::from(n))
+                            .map_err(|e| self.located(e, at));
+                    }
+                    if let Some(&[lo, hi @ 0..=0x7f]) = self.body.get(at + 1..at + 3) {
+                        self.budget -= 1;
+                        self.pos = at + 3;
+                        let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
+                        return visitor.visit_u64(n).map_err(|e| self.located(e, at));
                     }
                     if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
                         self.budget -= 1;
