@@ -116,16 +116,13 @@ impl SerializerOptions {
 }
 
 /// Strings already written (hash keys, and values with `dedupe_strings`):
-/// where their bytes are in the output, and their body offsets, in a table
-/// made at the first string; a cache keyed by address serves
-/// `&'static str` field names without hashing their text. A document with
-/// no keys and no deduplicated strings never builds the table.
+/// where their bytes are in the output, and their body offsets. A document
+/// with no keys and no deduplicated strings never builds the table.
 #[derive(Default)]
 struct Strings {
     /// `(hash, position of the bytes in the output, length, utf8, offset)`
     table: HashTable<(u64, usize, u32, bool, u64)>,
     hasher: Option<hashbrown::DefaultHashBuilder>,
-    by_addr: Vec<(usize, usize, u64)>,
 }
 
 impl Strings {
@@ -166,9 +163,25 @@ impl Strings {
     }
 }
 
-/// The index of each table in [`Serializer`]'s strings.
-const KEYS: usize = 0;
-const VALUES: usize = 1;
+/// The strings a document with more than one hash, or with deduplicated
+/// strings, records: hash keys, string values, and a direct-mapped cache
+/// of struct field names by address (fixed for a `&'static str`), so that
+/// a repeated field name is found without hashing its text.
+#[derive(Default)]
+struct Tables {
+    keys: Strings,
+    values: Strings,
+    /// `(address, length, offset)`, 0 for an empty slot.
+    fields: [(usize, usize, u64); FIELD_SLOTS],
+}
+
+const FIELD_SLOTS: usize = 32;
+
+/// The field cache slot of a name's address.
+#[inline]
+fn field_slot(addr: usize) -> usize {
+    ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize
+}
 
 /// A serde serializer writing one Sereal document.
 ///
@@ -189,7 +202,7 @@ pub struct Serializer<'w> {
     body_start: usize,
     base: usize,
     // hash keys and deduplicated values, made at the first of either
-    strings: Option<Box<[Strings; 2]>>,
+    strings: Option<Box<Tables>>,
     // hashes begun (counting to 2), and the keys the first one wrote
     // before a second began: (position, length, utf8, offset)
     maps: u8,
@@ -280,7 +293,7 @@ impl<'w> Serializer<'w> {
     fn string(&mut self, bytes: &[u8], utf8: bool) {
         if self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3 {
             let here = self.offset();
-            let values = &mut self.strings.get_or_insert_with(Default::default)[VALUES];
+            let values = &mut self.strings.get_or_insert_with(Default::default).values;
             match values.find(self.out, bytes, utf8) {
                 Ok(off) => protocol::write_tag_varint(self.out, tag::COPY, off),
                 Err(hash) => {
@@ -301,23 +314,17 @@ impl<'w> Serializer<'w> {
         if self.no_copies {
             return self.pv(k.as_bytes(), !k.is_ascii());
         }
-        let addr = (k.as_ptr() as usize, k.len());
-        let cached = self.strings.as_ref().and_then(|s| {
-            s[KEYS]
-                .by_addr
-                .iter()
-                .find(|e| (e.0, e.1) == addr)
-                .map(|e| e.2)
-        });
-        if let Some(off) = cached {
-            self.tag_varint(tag::COPY, off);
-            return;
-        }
-        if let (Some(off), Some(strings)) = (self.key(k), &mut self.strings) {
-            let keys = &mut strings[KEYS];
-            if keys.by_addr.len() < 32 {
-                keys.by_addr.push((addr.0, addr.1, off));
+        let addr = k.as_ptr() as usize;
+        let slot = field_slot(addr);
+        if let Some(t) = &self.strings {
+            let (a, len, off) = t.fields[slot];
+            if a == addr && len == k.len() {
+                self.tag_varint(tag::COPY, off);
+                return;
             }
+        }
+        if let (Some(off), Some(t)) = (self.key(k), &mut self.strings) {
+            t.fields[slot] = (addr, k.len(), off);
         }
     }
 
@@ -339,7 +346,7 @@ impl<'w> Serializer<'w> {
             self.first_keys.push((pos, k.len() as u32, utf8, here));
             return None;
         }
-        let keys = &mut self.strings.get_or_insert_with(Default::default)[KEYS];
+        let keys = &mut self.strings.get_or_insert_with(Default::default).keys;
         match keys.find(self.out, k.as_bytes(), utf8) {
             Ok(off) => {
                 protocol::write_tag_varint(self.out, tag::COPY, off);
@@ -365,7 +372,7 @@ impl<'w> Serializer<'w> {
             if self.maps < 2 {
                 return;
             }
-            let keys = &mut self.strings.get_or_insert_with(Default::default)[KEYS];
+            let keys = &mut self.strings.get_or_insert_with(Default::default).keys;
             keys.reserve(self.first_keys.len() + len.unwrap_or(0));
             for (pos, n, utf8, offset) in self.first_keys.drain(..) {
                 let bytes = &self.out[pos..pos + n as usize];
@@ -374,7 +381,7 @@ impl<'w> Serializer<'w> {
                 }
             }
         } else if let (Some(n), Some(strings)) = (len, &mut self.strings) {
-            strings[KEYS].reserve(n);
+            strings.keys.reserve(n);
         }
     }
 
