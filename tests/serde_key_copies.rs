@@ -106,3 +106,78 @@ fn repeated_keys_are_copies_on_every_shape() {
             .collect::<Vec<_>>(),
     );
 }
+
+macro_rules! wide {
+    ($name:ident { $($f:ident),* }) => {
+        #[derive(Serialize)]
+        struct $name { $($f: u8),* }
+        impl $name {
+            fn new(i: u8) -> $name { $name { $($f: i),* } }
+        }
+    };
+}
+
+wide!(Wide {
+    f00,
+    f01,
+    f02,
+    f03,
+    f04,
+    f05,
+    f06,
+    f07,
+    f08,
+    f09,
+    f10,
+    f11,
+    f12,
+    f13,
+    f14,
+    f15,
+    f16,
+    f17,
+    f18,
+    f19,
+    f20,
+    f21,
+    f22,
+    f23,
+    f24,
+    f25,
+    f26,
+    f27,
+    f28,
+    f29,
+    f30,
+    f31,
+    f32,
+    f33,
+    f34,
+    f35,
+    f36,
+    f37,
+    f38,
+    f39,
+    f40,
+    f41,
+    f42,
+    f43,
+    f44,
+    f45,
+    f46,
+    f47
+});
+
+/// More field names than the serializer's field cache has slots (some
+/// share a slot): every repeat is still a `COPY` of the first writing.
+#[test]
+fn many_field_names_share_the_field_cache() {
+    check(
+        "48 fields, 5 times",
+        &(0..5).map(Wide::new).collect::<Vec<_>>(),
+    );
+    check(
+        "fields that are also map keys",
+        &(Wide::new(1), map(&["f00", "f47", "zz"]), Wide::new(2)),
+    );
+}
