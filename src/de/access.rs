@@ -1,0 +1,329 @@
+//! The serde traits: `Deserializer` for the document, sequence and map
+//! access, map keys and enum variants.
+
+use super::*;
+
+impl de::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Error::new(ErrorKind::Invalid(msg.to_string()))
+    }
+}
+
+macro_rules! forward {
+    ($want:expr; $($m:ident),*) => {$(
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.parse(visitor, $want)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    /// As [`Serializer`](crate::Serializer): the compact forms, so what this
+    /// crate wrote reads back.
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.pos;
+        if let Some(d) = self.double_at(at) {
+            return float(visitor, d, Want::Any, None).map_err(|e| self.located(e, at));
+        }
+        self.parse(visitor, Want::Any)
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_f64(visitor)
+    }
+
+    forward!(Want::Any; deserialize_any, deserialize_char,
+        deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
+        deserialize_seq, deserialize_map, deserialize_identifier, deserialize_ignored_any);
+    forward!(Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
+        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);
+    forward!(Want::Bool; deserialize_bool);
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // A plain UNDEF (no PAD, no track flag) is read in place.
+        if let Some(&(tag::UNDEF | tag::CANONICAL_UNDEF)) = self.body.get(self.pos) {
+            self.pos += 1;
+            return visitor.visit_none();
+        }
+        if self.next_is_undef() {
+            self.parse(IgnoredAny, Want::Any)?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.parse(visitor, Want::Any)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+        self.parse(visitor, Want::Any)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.parse(visitor, Want::Any)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.parse(visitor, Want::Any)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_enum(Variant { de: self })
+    }
+}
+
+pub(super) struct Elements<'a, 'de> {
+    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) left: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
+    type Error = Error;
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let at = self.de.pos;
+        seed.deserialize(&mut *self.de)
+            .map(Some)
+            .map_err(|e| self.de.located(e, at))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+pub(super) struct Entries<'a, 'de> {
+    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) left: usize,
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let at = self.de.pos;
+        seed.deserialize(MapKey { de: &mut *self.de })
+            .map(Some)
+            .map_err(|e| self.de.located(e, at))
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let at = self.de.pos;
+        seed.deserialize(&mut *self.de)
+            .map_err(|e| self.de.located(e, at))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// A hash key. Keys are strings in Sereal: integer, float, bool and char
+/// key types parse them (the serializer writes such keys as their text);
+/// other types read the string.
+pub(super) struct MapKey<'a, 'de> {
+    pub(super) de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> MapKey<'_, 'de> {
+    /// Reads the key and visits what `parse` makes of its text, or fails
+    /// with the visitor's type error.
+    fn parsed<V: Visitor<'de>, T>(
+        self,
+        visitor: V,
+        parse: impl FnOnce(&str) -> Option<T>,
+        visit: impl FnOnce(V, T) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        let key = self.de.key()?;
+        let bytes = &self.de.body[key.bytes];
+        // SAFETY: `key.text` says the bytes are UTF-8 (see `visit_key`).
+        let text = key
+            .text
+            .then(|| unsafe { std::str::from_utf8_unchecked(bytes) });
+        match text.and_then(parse) {
+            Some(v) => visit(visitor, v),
+            None => {
+                let got = text.map_or(Unexpected::Bytes(bytes), Unexpected::Str);
+                Err(de::Error::invalid_type(got, &visitor))
+            }
+        }
+    }
+}
+
+macro_rules! parse_key {
+    ($($m:ident => $visit:ident: $t:ty),*) => {$(
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.parsed(visitor, |s| s.parse::<$t>().ok(), |v, n| v.$visit(n))
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let key = self.de.key()?;
+        self.de.visit_key(visitor, key)
+    }
+
+    parse_key!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
+        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128, deserialize_u8 => visit_u8: u8,
+        deserialize_u16 => visit_u16: u16, deserialize_u32 => visit_u32: u32,
+        deserialize_u64 => visit_u64: u64, deserialize_u128 => visit_u128: u128,
+        deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let parse = |s: &str| match s {
+            "true" | "1" => Some(true),
+            "false" | "0" | "" => Some(false),
+            _ => None,
+        };
+        self.parsed(visitor, parse, |v, b| v.visit_bool(b))
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let parse = |s: &str| {
+            let mut chars = s.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Some(c),
+                _ => None,
+            }
+        };
+        self.parsed(visitor, parse, |v, c| v.visit_char(c))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        // A key names a unit variant.
+        self.parsed(
+            visitor,
+            |s| Some(s.to_owned()),
+            |v, s| v.visit_enum(IntoDeserializer::<Error>::into_deserializer(s)),
+        )
+    }
+
+    serde::forward_to_deserialize_any! {
+        str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+/// An enum: a string names a unit variant; a one-key hash names a variant
+/// and holds its content.
+pub(super) struct Variant<'a, 'de> {
+    pub(super) de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        // Past references to the hash or string.
+        while let Some(&b) = self.de.body.get(self.de.pos) {
+            match b & !TRACK_FLAG {
+                tag::PAD | tag::REFN | tag::WEAKEN => self.de.pos += 1,
+                tag::HASHREF_0..=tag::HASHREF_15 | tag::HASH => {
+                    let at = self.de.pos;
+                    self.de.pos += 1;
+                    let n = if b & !TRACK_FLAG == tag::HASH {
+                        self.de.count(0, "hash", 2)?
+                    } else {
+                        (b & 15) as usize
+                    };
+                    if n != 1 {
+                        return Err(self.de.err_at(
+                            ErrorKind::Invalid(format!(
+                                "an enum variant with content is a hash of one key, not {n}"
+                            )),
+                            at,
+                        ));
+                    }
+                    let key_at = self.de.pos;
+                    let v = seed
+                        .deserialize(MapKey { de: &mut *self.de })
+                        .map_err(|e| self.de.located(e, key_at))?;
+                    return Ok((v, self));
+                }
+                _ => break,
+            }
+        }
+        let v = seed.deserialize(&mut *self.de)?;
+        Ok((v, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
+    type Error = Error;
+    fn unit_variant(self) -> Result<()> {
+        Ok(())
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(&mut *self.de)
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+        self.de.parse(visitor, Want::Any)
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.de.parse(visitor, Want::Any)
+    }
+}

@@ -1,0 +1,277 @@
+//! Reading one value: the tag dispatcher of the serde deserializer.
+
+use super::*;
+
+impl<'de> Deserializer<'de> {
+    /// Reads one value and hands it to `visitor`. The commonest untracked
+    /// scalars (integers, short strings) are read here; the rest, and
+    /// these when cut short, by `parse_item`.
+    #[inline(always)]
+    pub(super) fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
+        let at = self.pos;
+        if self.budget > 0 {
+            match self.body.get(at) {
+                Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) => {
+                    let end = at + 1 + (t & 31) as usize;
+                    if end <= self.body.len() {
+                        self.budget -= 1;
+                        self.pos = end;
+                        return self
+                            .string(visitor, at + 1..end, false, want)
+                            .map_err(|e| self.located(e, at));
+                    }
+                }
+                Some(&tag::STR_UTF8) => {
+                    // A length under 128 is one byte; a string over the
+                    // limit is refused by `parse_item`.
+                    if let Some(&n @ 0..=127) = self.body.get(at + 1) {
+                        let end = at + 2 + n as usize;
+                        let max = self.opts.max_string_length;
+                        if end <= self.body.len() && (max == 0 || n as usize <= max) {
+                            self.budget -= 1;
+                            self.pos = end;
+                            return self
+                                .string(visitor, at + 2..end, true, want)
+                                .map_err(|e| self.located(e, at));
+                        }
+                    }
+                }
+                Some(&t @ tag::POS_0..=tag::POS_15) if want != Want::Bool || t > 1 => {
+                    self.budget -= 1;
+                    self.pos = at + 1;
+                    return visitor
+                        .visit_u64(u64::from(t))
+                        .map_err(|e| self.located(e, at));
+                }
+                Some(&t @ tag::NEG_16..=tag::NEG_1) => {
+                    self.budget -= 1;
+                    self.pos = at + 1;
+                    return visitor
+                        .visit_i64(i64::from(t) - 32)
+                        .map_err(|e| self.located(e, at));
+                }
+                Some(&tag::ZIGZAG) => {
+                    if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 1 + len;
+                        return visitor
+                            .visit_i64(protocol::zigzag_decode(n))
+                            .map_err(|e| self.located(e, at));
+                    }
+                }
+                Some(&tag::VARINT) => {
+                    // One byte, inline: a call returning a `Result` through
+                    // memory stalls on reading it back.
+                    if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 2;
+                        return visitor
+                            .visit_u64(u64::from(n))
+                            .map_err(|e| self.located(e, at));
+                    }
+                    if let Some(&[lo, hi @ 0..=0x7f]) = self.body.get(at + 1..at + 3) {
+                        self.budget -= 1;
+                        self.pos = at + 3;
+                        let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
+                        return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                    }
+                    if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
+                        self.budget -= 1;
+                        self.pos = at + 1 + len;
+                        return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.parse_item(visitor, want, false)
+    }
+
+    /// Reads one value, a `REFN`'s referent if `referent`. Levels count as
+    /// the decoder counts them, where it counts them: one for the node a
+    /// referent or a tracked item is (an `ARRAY` or `HASH` in it adds none),
+    /// one for each `ARRAYREF_n`/`HASHREF_n`, bare `ARRAY`/`HASH`, `REGEXP`,
+    /// `WEAKEN` and `OBJECT`; and one for each `REFP` or `ALIAS` target,
+    /// which only this reader reads again.
+    pub(super) fn parse_item<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        want: Want,
+        referent: bool,
+    ) -> Result<V::Value> {
+        let depth = self.depth;
+        // The tracked items this call put on the path.
+        let mut marks = Vec::new();
+        let v = self.parse_marked(visitor, want, referent, &mut marks);
+        if let Some(seen) = &mut self.seen {
+            for m in marks {
+                seen.path.remove(&m);
+            }
+        }
+        self.depth = depth;
+        v
+    }
+
+    pub(super) fn parse_marked<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        want: Want,
+        mut referent: bool,
+        marks: &mut Vec<usize>,
+    ) -> Result<V::Value> {
+        // A tracked PAD tracks the item after it, at the PAD's offset.
+        let mut tracked_pad = None;
+        loop {
+            self.budget = self.budget.checked_sub(1).ok_or_else(|| {
+                self.err(ErrorKind::LimitExceeded("document expands too much".into()))
+            })?;
+            let at = self.pos;
+            let b = self.byte()?;
+            let t = b & !TRACK_FLAG;
+            if t == tag::PAD {
+                if b & TRACK_FLAG != 0 {
+                    tracked_pad = Some(at);
+                }
+                continue;
+            }
+            let tracked = tracked_pad.take().or((b & TRACK_FLAG != 0).then_some(at));
+            if let Some(p) = tracked {
+                let seen = self.seen.get_or_insert_with(Default::default);
+                seen.tracked.insert(p);
+                if seen.path.insert(p) {
+                    marks.push(p);
+                }
+            }
+            let node = std::mem::take(&mut referent) || tracked.is_some();
+            if node {
+                self.enter()?;
+            }
+            if t == tag::WEAKEN || matches!(t, tag::REGEXP | tag::ARRAY | tag::HASH) && !node {
+                self.enter()?;
+            }
+            let v = match t {
+                tag::WEAKEN => match self.weak_back(self.pos) {
+                    Some(end) => {
+                        self.pos = end;
+                        visitor.visit_unit()
+                    }
+                    None if self.reference_follows(self.pos, false) => continue,
+                    None => return self.not_a_reference("WEAKEN of a non-reference", at),
+                },
+                tag::REFN => Stack::run(self, |de| de.parse_item(visitor, want, true)),
+                tag::REFP | tag::ALIAS => {
+                    let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
+                    let off = self.varint()?;
+                    let p = self.tracked_target(off, at, what)?;
+                    if self.on_path(p) {
+                        // A strong cycle: no tree holds it.
+                        let m = format!("{what} back into the value being read (a strong cycle)");
+                        return Err(self.err_at(ErrorKind::Invalid(m), at));
+                    }
+                    let back = self.pos;
+                    self.pos = p;
+                    // The target is tracked: reading it is a level.
+                    let v = Stack::run(self, |de| de.parse(visitor, want));
+                    self.pos = back;
+                    v
+                }
+                tag::COPY => {
+                    let off = self.varint()?;
+                    let p = self.target(off, at, "COPY")?;
+                    let (r, utf8) = self.string_at(p, at, "as the target of a COPY", true)?;
+                    self.string(visitor, r, utf8, want)
+                }
+                tag::OBJECT | tag::OBJECTV | tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
+                    self.refuse_objects(at)?;
+                    if matches!(t, tag::OBJECT | tag::OBJECT_FREEZE) {
+                        self.class_name()?;
+                    } else {
+                        let off = self.varint()?;
+                        let p = self.target(off, at, "OBJECTV")?;
+                        if !self.seen.as_ref().is_some_and(|s| s.classes.contains(&p)) {
+                            let kind = ErrorKind::BadOffset(off, "OBJECTV class name");
+                            return Err(self.err_at(kind, at));
+                        }
+                    }
+                    if matches!(t, tag::OBJECT | tag::OBJECTV) {
+                        self.enter()?;
+                        if !self.reference_follows(self.pos, true) {
+                            return self.not_a_reference("an object must be a reference", at);
+                        }
+                    } else {
+                        self.frozen_values()?;
+                    }
+                    // The object reads as its referent (the values FREEZE
+                    // returned, for a frozen one).
+                    continue;
+                }
+                tag::POS_0..=tag::POS_15 if want == Want::Bool && t <= 1 => {
+                    visitor.visit_bool(t == 1)
+                }
+                tag::POS_0..=tag::POS_15 => visitor.visit_u64(u64::from(t)),
+                tag::NEG_16..=tag::NEG_1 => visitor.visit_i64(i64::from(t) - 32),
+                tag::VARINT => visitor.visit_u64(self.varint()?),
+                tag::ZIGZAG => visitor.visit_i64(protocol::zigzag_decode(self.varint()?)),
+                tag::FLOAT => {
+                    let r = self.take(4)?;
+                    let f = f32::from_le_bytes(self.body[r].try_into().expect("4 bytes"));
+                    float(visitor, f64::from(f), want, Some(f))
+                }
+                tag::DOUBLE => {
+                    let r = self.take(8)?;
+                    let d = f64::from_le_bytes(self.body[r].try_into().expect("8 bytes"));
+                    float(visitor, d, want, None)
+                }
+                tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                    // No Rust type holds them: their bytes, as `Value`
+                    // serializes them.
+                    let r = self.take(16)?;
+                    match self.bytes(r) {
+                        Bytes::Input(b) => visitor.visit_borrowed_bytes(b),
+                        Bytes::Copy(b) => visitor.visit_bytes(b),
+                    }
+                }
+                tag::UNDEF | tag::CANONICAL_UNDEF => visitor.visit_unit(),
+                tag::TRUE | tag::YES => visitor.visit_bool(true),
+                tag::FALSE | tag::NO => visitor.visit_bool(false),
+                tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
+                    let (r, utf8) = self.string_body(t, true)?.expect("a string tag");
+                    self.string(visitor, r, utf8, want)
+                }
+                tag::ARRAY => {
+                    let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    Stack::run(self, |de| de.seq(visitor, n))
+                }
+                tag::HASH => {
+                    let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
+                }
+                tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
+                    let n = (t & 15) as usize;
+                    if let Some(kind) =
+                        over_limit(n as u64, self.opts.max_num_array_entries, "array")
+                    {
+                        return Err(self.err_at(kind, at));
+                    }
+                    self.nested::<V>(|de| de.seq(visitor, n))
+                }
+                tag::HASHREF_0..=tag::HASHREF_15 => {
+                    let n = (t & 15) as usize;
+                    if let Some(kind) = over_limit(n as u64, self.opts.max_num_hash_entries, "hash")
+                    {
+                        return Err(self.err_at(kind, at));
+                    }
+                    self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
+                }
+                tag::REGEXP => {
+                    // A regexp reads as its pattern; the flags are skipped.
+                    let (pattern, utf8) = self.string_item("as a regexp pattern")?;
+                    self.string_item("as regexp flags")?;
+                    self.string(visitor, pattern, utf8, want)
+                }
+                _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+            };
+            return v.map_err(|e| self.located(e, at));
+        }
+    }
+}

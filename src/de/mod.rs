@@ -1,0 +1,580 @@
+//! Serde deserialization straight from Sereal bytes.
+//!
+//! Accepts what Perl writes: numbers in any integer or float tag when the
+//! target can hold them (an integral float for an integer), strings from
+//! `BINARY`/`SHORT_BINARY` or `STR_UTF8` (validated), `REFN`, `REFP`,
+//! `ALIAS`, `COPY` and `WEAKEN` followed transparently (except a weak
+//! reference back into the path being read, which reads as undef), objects
+//! as their referent, `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
+//! booleans from `TRUE`/`FALSE`/`YES`/`NO` and, for `bool`, from `0`/`1`
+//! and `""`/`"0"`/`"1"` as Perl writes them. Hash keys are strings: integer,
+//! float, bool and char key types parse them. `&str` and `&[u8]` borrow
+//! from an uncompressed input.
+
+use crate::decoder::{
+    document_size_check, frame, over_limit, string_over_limit, DecoderOptions, Header,
+};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::stack::{HasStack, Stack};
+use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::ops::Range;
+
+mod access;
+mod item;
+mod strings;
+
+use access::{Elements, Entries};
+
+/// How a value is wanted: what conversions Perl's data may need.
+#[derive(Clone, Copy, PartialEq)]
+enum Want {
+    Any,
+    Int,
+    Bool,
+}
+
+/// A serde deserializer over one Sereal document.
+///
+/// A weak reference to an item that is being read (one on the path from
+/// the document's root to the weak reference: Perl's child-to-parent link,
+/// `weaken($p->{kid}{up})`) reads as undef, which the target type takes as
+/// it takes a missing value: `None` for an `Option`, `()` for a unit, undef
+/// for a [`Value`](crate::Value), an ignored field skipped. A weak reference
+/// to any other item reads as that item, as a strong one does. (A strong
+/// reference back into the path is a cycle that no tree type can hold: it
+/// is an error.)
+///
+/// Hash keys are strings in Sereal; a map whose key type is an integer
+/// (any width), a float, `bool` or `char` parses them, as the serializer
+/// writes them (`"1"`, `"true"`, `"x"`).
+///
+/// Errors carry the offset of the defect, or of the value being read when
+/// the target type refused it, as [`sereal::decode`](crate::decode)
+/// reports them: document offsets, or for a compressed document offsets in
+/// the decompressed body (which the error's message says).
+///
+/// ```
+/// use serde::Deserialize;
+/// #[derive(Deserialize, Debug, PartialEq)]
+/// struct User<'a> { id: u32, name: &'a str }
+/// let doc = sereal::encode(&sereal::Value::hash([("id", sereal::Value::from(7)), ("name", "ann".into())])).unwrap();
+/// let user: User = sereal::from_slice(&doc).unwrap();
+/// assert_eq!(user, User { id: 7, name: "ann" });
+/// ```
+pub struct Deserializer<'de> {
+    body: Cow<'de, [u8]>,
+    pos: usize,
+    // body offset of body[0]
+    shift: usize,
+    // error offset of body[0] and whether error offsets are in a
+    // decompressed body
+    base: usize,
+    in_body: bool,
+    // for a compressed document, where its frame ends, and the input length
+    frame_end: Option<usize>,
+    input_len: usize,
+    depth: usize,
+    max_depth: usize,
+    // tags left to read: REFP/ALIAS re-read their targets, so a document
+    // could otherwise expand exponentially
+    budget: usize,
+    opts: Limits,
+    stack: Stack,
+    // made at the first tracked item or class name
+    seen: Option<Box<Seen>>,
+    /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
+    /// ways by a hash of the position: position + 1 (0: empty) and the
+    /// key. Made at the first key COPY.
+    key_copies: Vec<[(usize, KeyRef); 2]>,
+}
+
+/// A document's body as [`Deserializer::framed`] finds it: its bytes,
+/// their offset shift, the offset errors count from, and where a compressed
+/// frame ends.
+type Framed<'de> = (Cow<'de, [u8]>, usize, usize, Option<usize>);
+
+/// The decoder options that apply once the body is framed.
+#[derive(Clone, Copy)]
+struct Limits {
+    max_num_array_entries: usize,
+    max_num_hash_entries: usize,
+    max_string_length: usize,
+    refuse_objects: bool,
+}
+
+/// Positions of the tracked items read so far (what REFP and ALIAS may
+/// name), of those being read now, and of class names.
+#[derive(Default)]
+struct Seen {
+    tracked: HashSet<usize>,
+    path: HashSet<usize>,
+    classes: HashSet<usize>,
+}
+
+const KEY_SETS: usize = 64;
+
+/// The set of `key_copies` for the COPY target at `p`.
+#[inline]
+fn key_set(p: usize) -> usize {
+    ((p as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
+}
+
+/// `b` as text, when it is valid UTF-8 (ASCII checked first: most keys
+/// and strings are).
+#[inline]
+fn text(b: &[u8]) -> Option<&str> {
+    if b.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(b) })
+    } else {
+        std::str::from_utf8(b).ok()
+    }
+}
+
+/// A hash key read: its bytes in the body, whether it is flagged UTF-8, and
+/// whether its bytes are valid UTF-8 (checked once per key, however many
+/// COPYs name it).
+#[derive(Clone, Default)]
+struct KeyRef {
+    bytes: Range<usize>,
+    utf8: bool,
+    text: bool,
+}
+
+impl HasStack for Deserializer<'_> {
+    fn stack(&mut self) -> &mut Stack {
+        &mut self.stack
+    }
+}
+
+/// Bytes of a string: from the input (borrowable for `'de`) or from a
+/// decompressed copy.
+enum Bytes<'de, 'a> {
+    Input(&'de [u8]),
+    Copy(&'a [u8]),
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer for the document `input`, with `opts`' limits.
+    #[inline(always)]
+    pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
+        let (body, shift, base, frame_end) = Deserializer::framed(input, &opts)?;
+        Ok(Deserializer::over(
+            body,
+            shift,
+            base,
+            frame_end,
+            input.len(),
+            &opts,
+        ))
+    }
+
+    /// The body of the document `input`.
+    #[inline(always)]
+    fn framed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
+        // The input is the document: refused before it is read.
+        document_size_check(opts, input.len())?;
+        // The common header (protocol 3 to 5, raw, no suffix) without
+        // building a `Header`.
+        if let Some(len) = Header::raw_len(input) {
+            return Ok((Cow::Borrowed(&input[len..]), 1, len, None));
+        }
+        let header = Header::parse(input)?;
+        let (body, shift, frame_end) = frame(opts, input, &header)?;
+        let base = if frame_end.is_some() { 0 } else { header.len };
+        Ok((body, shift, base, frame_end))
+    }
+
+    /// A deserializer over `body`, whose offsets are shifted by `shift` and
+    /// whose errors count from `base` (in the decompressed body if the
+    /// input's frame ended at `frame_end`).
+    #[inline(always)]
+    fn over(
+        body: Cow<'de, [u8]>,
+        shift: usize,
+        base: usize,
+        frame_end: Option<usize>,
+        input_len: usize,
+        opts: &DecoderOptions,
+    ) -> Deserializer<'de> {
+        let budget = body.len().saturating_mul(64).saturating_add(1 << 16);
+        let max_depth = if opts.max_recursion_depth == 0 {
+            usize::MAX
+        } else {
+            opts.max_recursion_depth
+        };
+        Deserializer {
+            body,
+            pos: 0,
+            shift,
+            base,
+            in_body: frame_end.is_some(),
+            frame_end,
+            input_len,
+            depth: 0,
+            max_depth,
+            budget,
+            opts: Limits {
+                max_num_array_entries: opts.max_num_array_entries,
+                max_num_hash_entries: opts.max_num_hash_entries,
+                max_string_length: opts.max_string_length,
+                refuse_objects: opts.refuse_objects,
+            },
+            stack: Stack::lazy(),
+            seen: None,
+            key_copies: Vec::new(),
+        }
+    }
+
+    /// Checks that the whole body was read (and, for a compressed
+    /// document, that nothing follows its compressed frame).
+    #[inline]
+    pub fn end(&self) -> Result<()> {
+        if self.pos != self.body.len() {
+            return Err(self.err_at(ErrorKind::TrailingData, self.pos));
+        }
+        match self.frame_end {
+            Some(end) if end != self.input_len => Err(Error::at(ErrorKind::TrailingData, end)),
+            _ => Ok(()),
+        }
+    }
+
+    /// An error at body position `at`, with the offset `decode` reports.
+    fn err_at(&self, kind: ErrorKind, at: usize) -> Error {
+        self.located(Error::new(kind), at)
+    }
+
+    fn err(&self, kind: ErrorKind) -> Error {
+        self.err_at(kind, self.pos)
+    }
+
+    /// `e`, placed at body position `at` if it has no position yet (an
+    /// error a visitor raised).
+    fn located(&self, e: Error, at: usize) -> Error {
+        e.or_at(self.base + at, self.in_body)
+    }
+
+    #[inline]
+    fn byte(&mut self) -> Result<u8> {
+        let b = *self
+            .body
+            .get(self.pos)
+            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Result<u64> {
+        match protocol::varint_at(&self.body, self.pos) {
+            Ok((n, len)) => {
+                self.pos += len;
+                Ok(n)
+            }
+            Err(kind) => Err(self.err(kind)),
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<Range<usize>> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.body.len())
+            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
+        let r = self.pos..end;
+        self.pos = end;
+        Ok(r)
+    }
+
+    #[inline]
+    fn bytes(&self, r: Range<usize>) -> Bytes<'de, '_> {
+        match &self.body {
+            Cow::Borrowed(b) => {
+                let b: &'de [u8] = b;
+                Bytes::Input(&b[r])
+            }
+            Cow::Owned(v) => Bytes::Copy(&v[r]),
+        }
+    }
+
+    /// The body position an offset read at `at` names; it must be before `at`.
+    fn target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_sub(self.shift))
+            .filter(|&p| p < at)
+            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
+    }
+
+    /// The body position of the tracked item a `REFP` or `ALIAS` read at
+    /// `at` names: one read before.
+    fn tracked_target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_sub(self.shift))
+            .filter(|p| self.seen.as_ref().is_some_and(|s| s.tracked.contains(p)))
+            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(self.err(ErrorKind::DepthExceeded(self.max_depth)));
+        }
+        Ok(())
+    }
+
+    /// Reads a nested value one level deeper, on a grown stack when the
+    /// current one runs low (visitors recurse too).
+    fn nested<V: Visitor<'de>>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        self.enter()?;
+        let v = Stack::run(self, f);
+        self.depth -= 1;
+        v
+    }
+
+    fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.varint()?;
+        if let Some(kind) = over_limit(n, limit, what) {
+            return Err(self.err_at(kind, at));
+        }
+        if n.saturating_mul(min_bytes as u64) > (self.body.len() - self.pos) as u64 {
+            return Err(self.err_at(ErrorKind::Truncated, at));
+        }
+        Ok(n as usize)
+    }
+
+    /// Whether the tracked item at `p` is being read (a reference to it
+    /// closes a cycle).
+    fn on_path(&self, p: usize) -> bool {
+        self.seen.as_ref().is_some_and(|s| s.path.contains(&p))
+    }
+
+    /// After a `WEAKEN` at `p - 1`: if a `REFP` to an item on the current
+    /// path follows, the position after it.
+    fn weak_back(&self, mut p: usize) -> Option<usize> {
+        while *self.body.get(p)? & !TRACK_FLAG == tag::PAD {
+            p += 1;
+        }
+        if self.body[p] != tag::REFP {
+            return None;
+        }
+        let (off, len) = protocol::read_varint(&self.body[p + 1..])?;
+        let target = usize::try_from(off).ok()?.checked_sub(self.shift)?;
+        self.on_path(target).then_some(p + 1 + len)
+    }
+
+    /// Whether the item at `p` (after `PAD`s) is a reference: what a
+    /// `WEAKEN` (untracked, unless `tracked_ok`) or an `OBJECT` applies to.
+    /// A truncated input says yes: the read that follows reports it.
+    fn reference_follows(&self, p: usize, tracked_ok: bool) -> bool {
+        let Some((b, tracked)) = self.peek_tag(p) else {
+            return true;
+        };
+        (tracked_ok || !tracked)
+            && matches!(
+                b & !TRACK_FLAG,
+                tag::REFN
+                    | tag::REFP
+                    | tag::ARRAYREF_0..=tag::ARRAYREF_15
+                    | tag::HASHREF_0..=tag::HASHREF_15
+                    | tag::OBJECT
+                    | tag::OBJECTV
+                    | tag::OBJECT_FREEZE
+                    | tag::OBJECTV_FREEZE
+            )
+    }
+
+    /// The tag at `p` after `PAD`s and whether it (or a `PAD` before it) is
+    /// tracked; `None` at the end of the input.
+    fn peek_tag(&self, mut p: usize) -> Option<(u8, bool)> {
+        let mut tracked = false;
+        loop {
+            let b = *self.body.get(p)?;
+            tracked |= b & TRACK_FLAG != 0;
+            if b & !TRACK_FLAG != tag::PAD {
+                return Some((b, tracked));
+            }
+            p += 1;
+        }
+    }
+
+    /// Reads the value a `WEAKEN` or `OBJECT` at `at` may not apply to,
+    /// then fails as the decoder does.
+    fn not_a_reference<T>(&mut self, what: &str, at: usize) -> Result<T> {
+        let (t, t_at) = self.next_tag()?;
+        if t == tag::ALIAS {
+            // Not followed: the decoder only looks its target up.
+            let off = self.varint()?;
+            self.tracked_target(off, t_at, "ALIAS")?;
+        } else {
+            self.pos = t_at;
+            Stack::run(self, |de| de.parse(IgnoredAny, Want::Any))?;
+        }
+        Err(self.err_at(ErrorKind::Invalid(what.into()), at))
+    }
+
+    fn seq<V: Visitor<'de>>(&mut self, visitor: V, n: usize) -> Result<V::Value> {
+        let mut access = Elements { de: self, left: n };
+        let v = visitor.visit_seq(&mut access)?;
+        // A visitor that stopped early (a fixed-size tuple, say): skip the rest.
+        while access.left > 0 {
+            access.left -= 1;
+            access.de.parse(IgnoredAny, Want::Any)?;
+        }
+        Ok(v)
+    }
+
+    /// The class name of an `OBJECT`: a string or a `COPY` of one.
+    fn class_name(&mut self) -> Result<()> {
+        let (t, at) = self.next_tag()?;
+        if t == tag::COPY {
+            let off = self.varint()?;
+            let p = self.target(off, at, "COPY")?;
+            self.string_at(p, at, "as the target of a class name COPY", false)?;
+        } else if self.string_body(t, false)?.is_none() {
+            return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
+        }
+        self.seen
+            .get_or_insert_with(Default::default)
+            .classes
+            .insert(at);
+        Ok(())
+    }
+
+    /// Checks that an `OBJECT_FREEZE`'s values follow: `REFN ARRAY`.
+    fn frozen_values(&mut self) -> Result<()> {
+        let (refn, at) = self.next_tag()?;
+        if refn != tag::REFN {
+            let kind = ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN)");
+            return Err(self.err_at(kind, at));
+        }
+        let (array, array_at) = self.next_tag()?;
+        if array != tag::ARRAY {
+            let kind = ErrorKind::UnexpectedTag(array, "in an OBJECT_FREEZE (expected ARRAY)");
+            return Err(self.err_at(kind, array_at));
+        }
+        self.pos = at;
+        Ok(())
+    }
+
+    fn refuse_objects(&self, at: usize) -> Result<()> {
+        if self.opts.refuse_objects {
+            return Err(self.err_at(
+                ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
+                at,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the next value (after PADs) is undefined, or a weak
+    /// reference back into the path, which reads as undef.
+    /// A plain `DOUBLE` at `at`, read (the common form of a float).
+    #[inline]
+    fn double_at(&mut self, at: usize) -> Option<f64> {
+        if self.budget == 0 || self.body.get(at) != Some(&tag::DOUBLE) {
+            return None;
+        }
+        let b: [u8; 8] = self.body.get(at + 1..at + 9)?.try_into().ok()?;
+        self.budget -= 1;
+        self.pos = at + 9;
+        Some(f64::from_le_bytes(b))
+    }
+
+    fn next_is_undef(&self) -> bool {
+        let mut p = self.pos;
+        while let Some(&b) = self.body.get(p) {
+            match b & !TRACK_FLAG {
+                tag::PAD => p += 1,
+                tag::UNDEF | tag::CANONICAL_UNDEF => return true,
+                tag::WEAKEN => return self.weak_back(p + 1).is_some(),
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+fn float<'de, V: Visitor<'de>>(
+    visitor: V,
+    d: f64,
+    want: Want,
+    single: Option<f32>,
+) -> Result<V::Value> {
+    if want == Want::Int && d.fract() == 0.0 {
+        if (0.0..18_446_744_073_709_551_616.0).contains(&d) {
+            return visitor.visit_u64(d as u64);
+        }
+        if (-9_223_372_036_854_775_808.0..0.0).contains(&d) {
+            return visitor.visit_i64(d as i64);
+        }
+    }
+    match single {
+        Some(f) => visitor.visit_f32(f),
+        None => visitor.visit_f64(d),
+    }
+}
+
+/// Deserializes a `T` from the Sereal document `input` (borrowing strings
+/// from it when it is not compressed).
+///
+/// ```
+/// let doc = sereal::to_vec(&(1u8, "two", [3.5f64])).unwrap();
+/// let (a, b, c): (u8, String, Vec<f64>) = sereal::from_slice(&doc).unwrap();
+/// assert_eq!((a, b.as_str(), c), (1, "two", vec![3.5]));
+/// ```
+pub fn from_slice<'de, T: de::Deserialize<'de>>(input: &'de [u8]) -> Result<T> {
+    from_slice_with(input, DecoderOptions::default())
+}
+
+/// As [`from_slice`], with decoder options (limits, refusals).
+pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
+    input: &'de [u8],
+    opts: DecoderOptions,
+) -> Result<T> {
+    let (body, shift, base, frame_end) = Deserializer::framed(input, &opts)?;
+    let mut de = Deserializer::over(body, shift, base, frame_end, input.len(), &opts);
+    let v = T::deserialize(&mut de).map_err(|e| de.located(e, 0))?;
+    de.end()?;
+    Ok(v)
+}
+
+/// Reads a whole document from `reader` and deserializes a `T` (which owns
+/// its data). A failed read is an [`ErrorKind::Io`] error.
+///
+/// ```
+/// let bytes = sereal::to_vec(&("id", 7u8)).unwrap();
+/// let (k, v): (String, u8) = sereal::from_reader(&bytes[..]).unwrap();
+/// assert_eq!((k.as_str(), v), ("id", 7));
+/// ```
+pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(mut reader: R) -> Result<T> {
+    let mut buf = Vec::new();
+    reader
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io("read", e))?;
+    from_slice(&buf)
+}
+
+/// Reads a `T` from a [`Value`](crate::Value) graph, as
+/// [`from_slice`] reads it from the graph's encoding (which it goes through:
+/// the graph is encoded once, with the default options).
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct User { id: u32, name: String }
+/// let v = sereal::Value::hash([("id", sereal::Value::from(7)), ("name", "ann".into())]);
+/// let user: User = sereal::from_value(&v).unwrap();
+/// assert_eq!(user, User { id: 7, name: "ann".into() });
+/// ```
+pub fn from_value<T: de::DeserializeOwned>(value: &crate::Value) -> Result<T> {
+    from_slice(&crate::encode(value)?)
+}
