@@ -1,0 +1,128 @@
+//! The serializer's options.
+
+use super::*;
+
+/// Options for [`Serializer`]: a subset of the encoder's that applies to
+/// serde data (which has no sharing, objects or callbacks).
+///
+/// ```
+/// use sereal::ser::SerializerOptions;
+/// let opts = SerializerOptions::new().protocol_version(3).sort_keys(true);
+/// let bytes = sereal::to_vec_with(&[1, 2, 3], &opts).unwrap();
+/// assert_eq!(bytes[4], 3);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct SerializerOptions {
+    /// Protocol version, 1 to 5 (default 5).
+    pub protocol_version: u8,
+    /// Body compression (default none).
+    pub compress: Compression,
+    /// Bodies shorter than this are not compressed (default 1024).
+    pub compress_threshold: usize,
+    /// Compression level (see [`crate::EncoderOptions::compress_level`]).
+    pub compress_level: Option<i32>,
+    /// Protocol 1's Snappy framing (see
+    /// [`crate::EncoderOptions::legacy_snappy`]).
+    pub legacy_snappy: bool,
+    /// Write map and struct keys sorted as Perl's `sort_keys` does (by
+    /// length, UTF-8 keys first, then bytes).
+    pub sort_keys: bool,
+    /// Write a repeated string value (over 3 bytes) as `COPY` of the first.
+    pub dedupe_strings: bool,
+}
+
+impl Default for SerializerOptions {
+    fn default() -> Self {
+        SerializerOptions {
+            protocol_version: protocol::PROTOCOL_VERSION,
+            compress: Compression::None,
+            compress_threshold: 1024,
+            compress_level: None,
+            legacy_snappy: false,
+            sort_keys: false,
+            dedupe_strings: false,
+        }
+    }
+}
+
+impl SerializerOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `protocol_version`.
+    pub fn protocol_version(mut self, v: u8) -> Self {
+        self.protocol_version = v;
+        self
+    }
+
+    /// Sets `compress`.
+    pub fn compress(mut self, c: Compression) -> Self {
+        self.compress = c;
+        self
+    }
+
+    /// Sets `compress_threshold`.
+    pub fn compress_threshold(mut self, n: usize) -> Self {
+        self.compress_threshold = n;
+        self
+    }
+
+    /// Sets `compress_level`.
+    pub fn compress_level(mut self, level: Option<i32>) -> Self {
+        self.compress_level = level;
+        self
+    }
+
+    /// Sets `legacy_snappy`.
+    pub fn legacy_snappy(mut self, on: bool) -> Self {
+        self.legacy_snappy = on;
+        self
+    }
+
+    /// Sets `sort_keys`.
+    pub fn sort_keys(mut self, on: bool) -> Self {
+        self.sort_keys = on;
+        self
+    }
+
+    /// Sets `dedupe_strings`.
+    pub fn dedupe_strings(mut self, on: bool) -> Self {
+        self.dedupe_strings = on;
+        self
+    }
+
+    pub(super) fn framing(&self) -> compress::Framing {
+        compress::Framing {
+            compress: self.compress,
+            threshold: self.compress_threshold,
+            level: self.compress_level,
+            legacy_snappy: self.legacy_snappy,
+        }
+    }
+}
+
+impl From<&crate::EncoderOptions> for SerializerOptions {
+    /// The options of `opts` that apply to serde data, so one set of
+    /// encoder options can serve both encoding paths.
+    ///
+    /// ```
+    /// use sereal::{ser::SerializerOptions, EncoderOptions};
+    /// let enc = EncoderOptions::new().protocol_version(3).sort_keys(true);
+    /// let bytes = sereal::to_vec_with(&[1], &SerializerOptions::from(&enc)).unwrap();
+    /// assert_eq!(bytes[4], 3);
+    /// ```
+    fn from(opts: &crate::EncoderOptions) -> SerializerOptions {
+        SerializerOptions {
+            protocol_version: opts.protocol_version,
+            compress: opts.compress,
+            compress_threshold: opts.compress_threshold,
+            compress_level: opts.compress_level,
+            legacy_snappy: opts.legacy_snappy,
+            sort_keys: opts.sort_keys,
+            dedupe_strings: opts.dedupe_strings,
+        }
+    }
+}
