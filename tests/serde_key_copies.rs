@@ -181,3 +181,74 @@ fn many_field_names_share_the_field_cache() {
         &(Wide::new(1), map(&["f00", "f47", "zz"]), Wide::new(2)),
     );
 }
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const KEYS: [&str; 9] = ["id", "name", "a", "ab", "abcd", "émoji☺", "k1", "k2", "x"];
+const STRINGS: [&str; 6] = [
+    "",
+    "v",
+    "value",
+    "value two",
+    "ünïcode",
+    "a longer string value",
+];
+
+/// Random JSON-shaped data: keys from a small pool, so that hashes repeat
+/// each other's keys, nested to `depth`.
+fn random_value(r: &mut Rng, depth: u32) -> serde_json::Value {
+    use serde_json::Value as J;
+    match r.below(if depth == 0 { 5 } else { 8 }) {
+        0 => J::Null,
+        1 => J::Bool(r.below(2) == 1),
+        2 => J::from(r.next() as i64 >> r.below(64)),
+        3 => J::from(STRINGS[r.below(STRINGS.len() as u64) as usize]),
+        4 => J::from(r.below(1000) as f64 / 8.0),
+        5 | 6 => J::Object(
+            (0..r.below(6))
+                .map(|_| {
+                    let k = KEYS[r.below(KEYS.len() as u64) as usize].to_string();
+                    (k, random_value(r, depth - 1))
+                })
+                .collect(),
+        ),
+        _ => J::Array(
+            (0..r.below(5))
+                .map(|_| random_value(r, depth - 1))
+                .collect(),
+        ),
+    }
+}
+
+/// Random data: what the serializer writes reads back as the data, and is
+/// what the value encoder writes for the graph it decodes to.
+#[test]
+fn random_data_round_trips_and_matches_the_value_encoder() {
+    let mut r = Rng(0x5EED_0F_5E4E_A1);
+    for i in 0..3000 {
+        let data = random_value(&mut r, 4);
+        check(&format!("document {i}: {data}"), &data);
+        for opts in [
+            SerializerOptions::new(),
+            SerializerOptions::new().sort_keys(true),
+            SerializerOptions::new().dedupe_strings(true),
+        ] {
+            let bytes = sereal::to_vec_with(&data, &opts).unwrap();
+            let back: serde_json::Value = sereal::from_slice(&bytes).unwrap();
+            assert_eq!(back, data, "document {i} ({opts:?})");
+        }
+    }
+}
