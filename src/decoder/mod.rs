@@ -205,7 +205,10 @@ impl std::fmt::Debug for Decoder {
 /// assert_eq!(doc, sereal::Value::array([sereal::Value::from(1), "a".into()]));
 /// ```
 pub fn decode(input: &[u8]) -> Result<Document> {
-    Decoder::default().decode(input)
+    // One default decoder for the process: it holds no handler, so it is
+    // the same on every thread.
+    static DEFAULT: std::sync::LazyLock<Decoder> = std::sync::LazyLock::new(Decoder::default);
+    DEFAULT.decode(input)
 }
 
 impl Decoder {
