@@ -170,6 +170,7 @@ impl<'de> Deserializer<'de> {
 
     /// Visits a key read by `key` as a string (bytes when it is not valid
     /// UTF-8 and not flagged so; an error when flagged).
+    #[inline]
     pub(super) fn visit_key<V: Visitor<'de>>(
         &mut self,
         visitor: V,
