@@ -124,35 +124,31 @@ impl Framing {
         body_start: usize,
         version: u8,
     ) -> Result<()> {
-        if self.compress == Compression::None || out.len() - body_start < self.threshold {
-            return Ok(());
+        if self.compress != Compression::None && out.len() - body_start >= self.threshold {
+            if let Some(doc_type) = self.compress_in_place(out, body_start)? {
+                out[doc_start + 4] = version | (doc_type << 4);
+            }
         }
-        self.compress_document(out, doc_start, body_start, version)
+        Ok(())
     }
 
-    fn compress_document(
-        &self,
-        out: &mut Vec<u8>,
-        doc_start: usize,
-        body_start: usize,
-        version: u8,
-    ) -> Result<()> {
+    /// Replaces the body at `out[body_start..]` by its compressed frame
+    /// when that is smaller: the document type it then has.
+    fn compress_in_place(&self, out: &mut Vec<u8>, body_start: usize) -> Result<Option<u8>> {
         let framed = if self.legacy_snappy {
             snappy_legacy(&out[body_start..])?
         } else {
             compress_body(self.compress, self.level, &out[body_start..])?
         };
-        if let Some(framed) = framed {
+        Ok(framed.map(|framed| {
             out.truncate(body_start);
             out.extend_from_slice(&framed);
-            let doc_type = if self.legacy_snappy {
+            if self.legacy_snappy {
                 protocol::TYPE_SNAPPY_LEGACY
             } else {
                 self.compress.doc_type()
-            };
-            out[doc_start + 4] = version | (doc_type << 4);
-        }
-        Ok(())
+            }
+        }))
     }
 }
 
