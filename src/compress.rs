@@ -103,14 +103,28 @@ impl Framing {
         self.check_compression(version)
     }
 
+    /// [`Framing::check`] for a document that asks for compression. A level
+    /// of 0 is the codec's default, as in Perl.
     fn check_compression(&self, version: u8) -> Result<()> {
-        if self.legacy_snappy && (self.compress != Compression::Snappy || version != 1) {
-            return Err(Error::new(ErrorKind::BadOption(format!(
-                "legacy_snappy is protocol 1's Snappy framing: it needs Snappy compression and protocol version 1, not {:?} and {version}",
-                self.compress
-            ))));
+        let c = self.compress;
+        let bad = |m: String| Err(Error::new(ErrorKind::BadOption(m)));
+        let level = self.level.filter(|&l| l != 0);
+        match c {
+            _ if self.legacy_snappy && (c != Compression::Snappy || version != 1) => bad(format!(
+                "legacy_snappy is protocol 1's Snappy framing: it needs Snappy compression and protocol version 1, not {c:?} and {version}"
+            )),
+            _ if !c.is_available() => Err(missing(c)),
+            Compression::Zlib | Compression::Zstd if version < 3 => bad(format!(
+                "{c:?} compression needs protocol version 3 or later, not {version}"
+            )),
+            Compression::Zlib if level.is_some_and(|l| !(1..=10).contains(&l)) => {
+                bad("compress_level for zlib must be between 1 and 10".into())
+            }
+            Compression::Zstd if level.is_some_and(|l| !(1..=22).contains(&l)) => {
+                bad("compress_level for zstd must be between 1 and 22".into())
+            }
+            _ => Ok(()),
         }
-        check(self.compress, version, self.level)
     }
 
     /// Compresses the body of the document at `out[doc_start..]` (its body
@@ -135,11 +149,12 @@ impl Framing {
     /// Replaces the body at `out[body_start..]` by its compressed frame
     /// when that is smaller: the document type it then has.
     fn compress_in_place(&self, out: &mut Vec<u8>, body_start: usize) -> Result<Option<u8>> {
-        let framed = if self.legacy_snappy {
-            snappy_legacy(&out[body_start..])?
-        } else {
-            compress_body(self.compress, self.level, &out[body_start..])?
-        };
+        let framed = compress_body(
+            self.compress,
+            self.level,
+            self.legacy_snappy,
+            &out[body_start..],
+        )?;
         Ok(framed.map(|framed| {
             out.truncate(body_start);
             out.extend_from_slice(&framed);
@@ -149,43 +164,6 @@ impl Framing {
                 self.compress.doc_type()
             }
         }))
-    }
-}
-
-/// Protocol 1's Snappy framing: the compressed body alone, no length.
-fn snappy_legacy(body: &[u8]) -> Result<Option<Vec<u8>>> {
-    #[cfg(feature = "snappy")]
-    {
-        let packed = snap::raw::Encoder::new()
-            .compress_vec(body)
-            .map_err(|e| Error::new(ErrorKind::Compression(e.to_string())))?;
-        Ok((packed.len() < body.len()).then_some(packed))
-    }
-    #[cfg(not(feature = "snappy"))]
-    {
-        let _ = body;
-        Err(missing(Compression::Snappy))
-    }
-}
-
-/// Checks a compression choice against the protocol version and level, with
-/// Perl's rules, and against the codecs this build has. A level of 0 is the
-/// codec's default, as in Perl.
-fn check(c: Compression, version: u8, level: Option<i32>) -> Result<()> {
-    let bad = |m: String| Err(Error::new(ErrorKind::BadOption(m)));
-    let level = level.filter(|&l| l != 0);
-    match c {
-        _ if !c.is_available() => Err(missing(c)),
-        Compression::Zlib | Compression::Zstd if version < 3 => bad(format!(
-            "{c:?} compression needs protocol version 3 or later, not {version}"
-        )),
-        Compression::Zlib if level.is_some_and(|l| !(1..=10).contains(&l)) => {
-            bad("compress_level for zlib must be between 1 and 10".into())
-        }
-        Compression::Zstd if level.is_some_and(|l| !(1..=22).contains(&l)) => {
-            bad("compress_level for zstd must be between 1 and 22".into())
-        }
-        _ => Ok(()),
     }
 }
 
@@ -230,13 +208,19 @@ fn write_padded_varint(out: &mut Vec<u8>, mut n: u64, width: usize) {
 }
 
 /// Compresses `body` and frames it as Sereal does, with Perl's padded length
-/// varints; `None` when compression does not make the body smaller, in which
-/// case Perl (and this crate) writes the document uncompressed.
+/// varints (with `bare`, protocol 1's Snappy framing: no length); `None`
+/// when compression does not make the body smaller, in which case Perl (and
+/// this crate) writes the document uncompressed.
 #[cfg_attr(
     not(any(feature = "snappy", feature = "zlib", feature = "zstd")),
     allow(unreachable_code, unused_variables)
 )]
-fn compress_body(c: Compression, level: Option<i32>, body: &[u8]) -> Result<Option<Vec<u8>>> {
+fn compress_body(
+    c: Compression,
+    level: Option<i32>,
+    bare: bool,
+    body: &[u8],
+) -> Result<Option<Vec<u8>>> {
     let level = level.filter(|&l| l != 0);
     let fail = |e: &dyn std::fmt::Display| Error::new(ErrorKind::Compression(e.to_string()));
     #[allow(unreachable_patterns)] // every codec built in
@@ -261,6 +245,9 @@ fn compress_body(c: Compression, level: Option<i32>, body: &[u8]) -> Result<Opti
     };
     if packed.len() >= body.len() {
         return Ok(None);
+    }
+    if bare {
+        return Ok(Some(packed));
     }
     let mut reserve = bound(c, body.len()) + VARINT_RESERVE;
     let mut framed = Vec::with_capacity(packed.len() + 2 * protocol::MAX_VARINT_LEN);

@@ -208,21 +208,24 @@ impl<'w> Serializer<'w> {
         if self.no_copies {
             return;
         }
-        if self.maps < 2 {
-            self.maps += 1;
-            if self.maps < 2 {
-                return;
-            }
-            let keys = &mut self.strings.get_or_insert_with(Default::default).keys;
-            keys.reserve(self.first_keys.len() + len.unwrap_or(0));
-            for (pos, n, utf8, offset) in self.first_keys.drain(..) {
-                let bytes = &self.out[pos..pos + n as usize];
-                if let Err(hash) = keys.find(self.out, bytes, utf8) {
-                    keys.record(hash, pos, n as usize, utf8, offset);
+        match self.maps {
+            0 => self.maps = 1,
+            1 => {
+                self.maps = 2;
+                let keys = &mut self.strings.get_or_insert_with(Default::default).keys;
+                keys.reserve(self.first_keys.len() + len.unwrap_or(0));
+                for (pos, n, utf8, offset) in self.first_keys.drain(..) {
+                    let bytes = &self.out[pos..pos + n as usize];
+                    if let Err(hash) = keys.find(self.out, bytes, utf8) {
+                        keys.record(hash, pos, n as usize, utf8, offset);
+                    }
                 }
             }
-        } else if let (Some(n), Some(strings)) = (len, &mut self.strings) {
-            strings.keys.reserve(n);
+            _ => {
+                if let (Some(n), Some(strings)) = (len, &mut self.strings) {
+                    strings.keys.reserve(n);
+                }
+            }
         }
     }
 
