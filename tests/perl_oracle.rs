@@ -1,15 +1,19 @@
 //! Perl's own Sereal as an oracle, on random graphs in both directions.
 //!
 //! Forward: random `Value` graphs built here are encoded with
-//! `canonical(true)` at a random protocol version; Perl decodes each and
-//! re-encodes it with `{canonical => 1, protocol_version => v}`; the bytes
-//! must be ours. Our decoder must also read our bytes back to an equal graph.
+//! `canonical(true)` at a random protocol version, and again with
+//! `dedupe_strings` too; Perl decodes each document and re-encodes it with
+//! `{canonical => 1, protocol_version => v}`; the bytes must be our
+//! canonical ones (so Perl reads our `COPY`s as the graph we wrote). Our
+//! decoder must also read both documents back to an equal graph.
 //!
 //! Reverse: Perl (`tests/oracle/oracle.pl generate`) builds random graphs,
-//! encodes each with default options (`srl`) and re-encodes its own decoding
+//! encodes each with default options, `dedupe_strings` or
+//! `aliased_dedupe_strings` (`srl`) and re-encodes its own decoding
 //! canonically (`canon`); decoding `srl` here and encoding canonically must
 //! give `canon`, `decode(srl) == decode(canon)`, and encoding
-//! `decode(canon)` must give `canon` again.
+//! `decode(canon)` must give `canon` again; with `dedupe_strings`, our own
+//! encoding of `decode(srl)` with that option must read back as it.
 //!
 //! Needs `perl` with `Sereal::Encoder` and `Sereal::Decoder`
 //! (`apt-get install -y libsereal-perl`); without them the tests print a
@@ -471,6 +475,47 @@ struct ForwardCase {
     version: u8,
     root: Value,
     ours: Vec<u8>,
+    /// The `dedupe_strings` encoding.
+    deduped: Vec<u8>,
+}
+
+/// Encodes `root` with `opts`, and checks that our decoder reads it back as
+/// `root`; what failed is reported under `what`.
+fn encode_checked(
+    root: &Value,
+    opts: EncoderOptions,
+    what: &str,
+    fails: &mut Failures,
+) -> Option<Vec<u8>> {
+    let ours = match Encoder::new(opts).and_then(|mut e| e.encode(root)) {
+        Ok(ours) => ours,
+        Err(e) => {
+            fails.report(
+                &format!("{what}: encode error: {e}"),
+                &format!("  graph: {root:?}"),
+            );
+            return None;
+        }
+    };
+    match Decoder::default().decode(&ours) {
+        Ok(back) => {
+            if back != *root {
+                fails.report(
+                    &format!("{what}: decode(ours) is not the graph encoded"),
+                    &format!(
+                        "  graph: {root:?}\n  back:  {back:?}\n  ours:  {}",
+                        hex(&ours)
+                    ),
+                );
+            }
+            back.dismantle();
+        }
+        Err(e) => fails.report(
+            &format!("{what}: our decoder rejects our own document: {e}"),
+            &format!("  graph: {root:?}\n  ours:  {}", hex(&ours)),
+        ),
+    }
+    Some(ours)
 }
 
 #[test]
@@ -489,44 +534,28 @@ fn perl_oracle_forward() {
         }
     };
     let mut fails = Failures::new("forward");
-    let decoder = Decoder::default();
 
     let mut cases = Vec::new();
     for &seed in &seeds {
         let (root, version) = Gen::graph(seed);
         let what = format!("case seed {seed:#x} v{version}");
-        let ours = match encode(&root, version) {
-            Ok(ours) => ours,
-            Err(e) => {
-                fails.report(&format!("{what}: {e}"), &format!("  graph: {root:?}"));
-                root.dismantle();
-                continue;
-            }
+        let ours = encode_checked(&root, canonical(version), &what, &mut fails);
+        let deduped = encode_checked(
+            &root,
+            canonical(version).dedupe_strings(true),
+            &format!("{what} dedupe_strings"),
+            &mut fails,
+        );
+        let (Some(ours), Some(deduped)) = (ours, deduped) else {
+            root.dismantle();
+            continue;
         };
-        // Our own decoder must read our document back to the same graph.
-        match decoder.decode(&ours) {
-            Ok(back) => {
-                if back != root {
-                    fails.report(
-                        &format!("{what}: decode(ours) is not the graph encoded"),
-                        &format!(
-                            "  graph: {root:?}\n  back:  {back:?}\n  ours:  {}",
-                            hex(&ours)
-                        ),
-                    );
-                }
-                back.dismantle();
-            }
-            Err(e) => fails.report(
-                &format!("{what}: our decoder rejects our own document: {e}"),
-                &format!("  graph: {root:?}\n  ours:  {}", hex(&ours)),
-            ),
-        }
         cases.push(ForwardCase {
             seed,
             version,
             root,
             ours,
+            deduped,
         });
     }
 
@@ -534,7 +563,10 @@ fn perl_oracle_forward() {
     // this thread reads the answers, so neither pipe can fill up and stall.
     let mut child = spawn_oracle(&["roundtrip"], Stdio::piped());
     let mut stdin = BufWriter::new(child.stdin.take().unwrap());
-    let requests: Vec<(u8, Vec<u8>)> = cases.iter().map(|c| (c.version, c.ours.clone())).collect();
+    let requests: Vec<(u8, Vec<u8>)> = cases
+        .iter()
+        .flat_map(|c| [(c.version, c.ours.clone()), (c.version, c.deduped.clone())])
+        .collect();
     let writer = std::thread::spawn(move || -> std::io::Result<()> {
         for (version, doc) in requests {
             stdin.write_all(&[version])?;
@@ -546,15 +578,21 @@ fn perl_oracle_forward() {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
 
     let mut checked = 0usize;
-    for case in &cases {
+    for (case, deduped) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
         let Some((status, perl)) = read_reply(&mut stdout) else {
             panic!(
                 "Perl oracle stopped answering after {checked} of {} documents",
-                cases.len()
+                2 * cases.len()
             );
         };
         checked += 1;
-        let what = format!("case seed {:#x} v{}", case.seed, case.version);
+        let mut what = format!("case seed {:#x} v{}", case.seed, case.version);
+        let sent = if deduped {
+            what.push_str(" dedupe_strings");
+            &case.deduped
+        } else {
+            &case.ours
+        };
         if status == b'E' {
             fails.report(
                 &format!("{what}: Perl could not round-trip our document"),
@@ -562,18 +600,19 @@ fn perl_oracle_forward() {
                     "  perl error: {}\n  graph: {:?}\n  ours: {}",
                     String::from_utf8_lossy(&perl).trim_end(),
                     case.root,
-                    hex(&case.ours)
+                    hex(sent)
                 ),
             );
         } else if perl != case.ours {
             fails.report(
                 &format!(
-                    "{what}: our bytes differ from Perl's at offset {}",
+                    "{what}: Perl's canonical re-encoding differs from ours at offset {}",
                     first_difference(&case.ours, &perl)
                 ),
                 &format!(
-                    "  graph: {:?}\n  ours: {}\n  perl: {}",
+                    "  graph: {:?}\n  sent: {}\n  ours: {}\n  perl: {}",
                     case.root,
+                    hex(sent),
                     hex(&case.ours),
                     hex(&perl)
                 ),
@@ -612,6 +651,9 @@ fn perl_oracle_forward() {
 
 // ------------------------------------------------------------------ reverse
 
+/// The string deduplication of a reverse case's `srl`, by the oracle's number.
+const DEDUPE: [&str; 3] = ["", "dedupe_strings", "aliased_dedupe_strings"];
+
 #[test]
 fn perl_oracle_reverse() {
     if !perl_sereal_available() {
@@ -643,11 +685,12 @@ fn perl_oracle_reverse() {
             continue;
         }
         assert_eq!(status, b'O', "oracle protocol: bad status byte");
-        let version = read_exact_or_eof(&mut stdout, 1).expect("oracle output truncated")[0];
+        let byte = read_exact_or_eof(&mut stdout, 1).expect("oracle output truncated")[0];
+        let (version, dedupe) = (byte & 15, byte >> 4);
         let srl = read_frame(&mut stdout);
         let canon = read_frame(&mut stdout);
         checked += 1;
-        let what = format!("{what} v{version}");
+        let what = format!("{what} v{version} {}", DEDUPE[usize::from(dedupe)]);
         let mut detail = format!("  srl:   {}\n  canon: {}", hex(&srl), hex(&canon));
 
         let from_srl = match decoder.decode(&srl) {
@@ -692,6 +735,23 @@ fn perl_oracle_reverse() {
                 detail.push_str(&format!("\n  ours from canon: {}", hex(&ours)));
             }
             Err(e) => problems.push(format!("encode(decode(canon)): {e}")),
+        }
+        if dedupe == 1 {
+            // Our dedupe_strings encoding of Perl's graph reads back as it.
+            let opts = canonical(version).dedupe_strings(true);
+            match Encoder::new(opts).and_then(|mut e| e.encode(&from_srl)) {
+                Ok(ours) => match decoder.decode(&ours) {
+                    Ok(back) => {
+                        if back != from_srl {
+                            problems.push("decode(encode_dedupe(decode(srl))) differs".into());
+                            detail.push_str(&format!("\n  ours dedupe: {}", hex(&ours)));
+                        }
+                        back.dismantle();
+                    }
+                    Err(e) => problems.push(format!("decode(encode_dedupe(decode(srl))): {e}")),
+                },
+                Err(e) => problems.push(format!("encode_dedupe(decode(srl)): {e}")),
+            }
         }
         if !problems.is_empty() {
             detail.push_str(&format!("\n  decode(srl): {from_srl:?}"));

@@ -385,6 +385,16 @@ impl<'a, 'o> Reader<'a, 'o> {
                 self.track_item(at, tracked, prefixes, &node, false);
                 node
             }
+            tag::COPY => {
+                let node = Ref::scalar(Value::Undef);
+                self.track_item(at, tracked, prefixes, &node, false);
+                let mut v = Value::Undef;
+                if let Some(p) = self.copy_into(at, &mut v)? {
+                    self.track(p, &node, false);
+                }
+                node.set_body(Body::Scalar(v));
+                node
+            }
             tag::REGEXP => {
                 let node = Ref::new(self.regexp()?);
                 self.track_item(at, tracked, prefixes, &node, false);
@@ -566,6 +576,21 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(s)
     }
 
+    /// Reads the string a `COPY` read at `at` names into `out`. COPY
+    /// targets are strings: that is all Perl writes, and it keeps decoding
+    /// linear (no copying of whole structures). When the target's tag
+    /// carries the track flag, returns its position: Perl's decoder reads
+    /// the target's tag again, flag included, so from here on the copy is
+    /// what that offset names (a later `ALIAS` or `REFP` to it means the
+    /// copy), and so it is here.
+    fn copy_into(&mut self, at: usize, out: &mut Value) -> Result<Option<usize>> {
+        let off = self.varint()?;
+        let p = self.target(off, at, "COPY")?;
+        let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
+        string_into(out, b, kind);
+        Ok((self.buf[p] & TRACK_FLAG != 0).then_some(p))
+    }
+
     /// A hash key, in the hash whose tag is at `hash_start`; a key not met
     /// before is made by `make`.
     fn read_key(&mut self, hash_start: usize, make: fn(&[u8], bool) -> Key) -> Result<Key> {
@@ -744,12 +769,11 @@ impl<'a, 'o> Reader<'a, 'o> {
                 Value::Weak(w)
             }
             tag::COPY => {
-                // COPY targets are strings: that is all Perl writes, and it
-                // keeps decoding linear (no copying of whole structures).
-                let off = self.varint()?;
-                let p = self.target(off, at, "COPY")?;
-                let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
-                string_into(out, b, kind);
+                if let Some(p) = self.copy_into(at, out)? {
+                    let node = Ref::scalar(std::mem::take(out));
+                    self.track(p, &node, false);
+                    *out = Value::Alias(node);
+                }
                 return Ok(());
             }
             _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),

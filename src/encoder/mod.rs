@@ -61,6 +61,10 @@ pub struct EncoderOptions {
     /// Never use the `ARRAYREF_n`/`HASHREF_n` short forms.
     pub canonical_refs: bool,
     /// Write a repeated string value (over 3 bytes) as `COPY` of the first.
+    /// Perl's decoder reads a `COPY` of a string that is a shared scalar's
+    /// body as the scalar that offset names from then on, so such a `COPY`
+    /// is written only once every handle the scalar had when it was first
+    /// written has been met (before that, the string is written whole).
     pub dedupe_strings: bool,
     /// As `dedupe_strings`, but with `ALIAS` (implies `dedupe_strings`).
     pub aliased_dedupe_strings: bool,

@@ -170,6 +170,12 @@ pub(super) struct Seen {
     /// Blessed non-container referents already written with their class.
     pub objects: AddrMap,
     pub dedupe: Dedupe,
+    /// With `dedupe_strings`: the strings written as the bodies of nodes
+    /// held more than once, by body offset, with how many of the node's
+    /// references are still to be written. Perl's decoder reads a `COPY`
+    /// of a tracked string as the string that offset names from then on,
+    /// so a `COPY` of one is written only once nothing can refer to it again.
+    pub copy_targets: AddrMap<usize>,
 }
 
 /// What one body's writing keeps alive: FREEZE results, and from the first
@@ -239,6 +245,7 @@ impl Seen {
         self.classes.clear();
         self.objects.clear();
         self.dedupe.clear();
+        self.copy_targets.clear();
     }
 }
 

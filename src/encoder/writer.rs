@@ -308,8 +308,8 @@ impl<'e> Writer<'e> {
                 self.out.push(tag::FLOAT_128);
                 self.out.extend_from_slice(&b[..]);
             }
-            Value::Bytes(s) => self.write_string(s.as_bytes(), false),
-            Value::Utf8(s) => self.write_string(s.as_bytes(), true),
+            Value::Bytes(s) => self.write_string(s.as_bytes(), false, false),
+            Value::Utf8(s) => self.write_string(s.as_bytes(), true, false),
             Value::Ref(r) => {
                 self.enter()?;
                 self.write_ref(&r.0, held, false)?;
@@ -414,20 +414,35 @@ impl<'e> Writer<'e> {
         }
     }
 
-    fn write_string(&mut self, bytes: &[u8], utf8: bool) {
+    /// Writes a string value, or a hash key written as a string (`key`:
+    /// Perl's `cmp` orders), deduplicated as the options say.
+    fn write_string(&mut self, bytes: &[u8], utf8: bool, key: bool) {
         if self.dedupe && bytes.len() > 3 {
             let here = self.offset();
             if let Some(off) = self.seen.dedupe.find_or_insert(bytes, utf8, here) {
                 if self.opts.aliased_dedupe_strings {
                     self.set_track_flag(off);
                     self.tag_varint(tag::ALIAS, off);
-                } else {
-                    self.tag_varint(tag::COPY, off);
+                    return;
                 }
-                return;
+                if key || self.may_copy(off) {
+                    self.tag_varint(tag::COPY, off);
+                    return;
+                }
             }
         }
         self.write_pv(bytes, utf8);
+    }
+
+    /// Whether a `COPY` of the string at `off` reads back as written: the
+    /// string is no tracked node's body, or every handle the node had when
+    /// it was written has been met since (so no reference to it follows,
+    /// unless a FREEZE callback returns more handles on it than it holds).
+    fn may_copy(&self, off: u64) -> bool {
+        self.seen
+            .copy_targets
+            .get(&(off as usize))
+            .is_none_or(|&left| left == 0)
     }
 
     #[inline]
@@ -714,7 +729,8 @@ impl<'e> Writer<'e> {
     ) -> Result<Option<(&'n Body, usize)>> {
         let node: &Node = rc;
         let addr = node as *const Node as usize;
-        let mut refcount = held.count(rc);
+        let strong = held.count(rc);
+        let mut refcount = strong;
         // SAFETY: nothing can borrow the node for writing while the encoder
         // uses this reference: no user code runs, or the node is locked, or
         // (Snapshot) the body is copied before any callback.
@@ -758,6 +774,11 @@ impl<'e> Writer<'e> {
             match self.seen.refs.entry(addr) {
                 Entry::Occupied(e) => {
                     let off = *e.get();
+                    if !self.seen.copy_targets.is_empty() {
+                        if let Some(left) = self.seen.copy_targets.get_mut(&(off as usize)) {
+                            *left = left.saturating_sub(1);
+                        }
+                    }
                     match via {
                         Via::Ref { rewrite } => {
                             self.out.truncate(rewrite);
@@ -771,6 +792,14 @@ impl<'e> Writer<'e> {
                 Entry::Vacant(e) => {
                     e.insert(here);
                     self.retained.node(addr);
+                    if self.dedupe
+                        && !self.opts.aliased_dedupe_strings
+                        && !frozen
+                        && is_dedupe_string(body)
+                    {
+                        let handles = strong + Rc::weak_count(rc);
+                        self.seen.copy_targets.insert(here as usize, handles - 1);
+                    }
                 }
             }
         }
@@ -883,7 +912,7 @@ impl<'e> Writer<'e> {
                 let entry = |i: usize| {
                     let (k, v) = &entries[i];
                     if as_strings {
-                        self.write_string(k.as_bytes(), k.is_utf8());
+                        self.write_string(k.as_bytes(), k.is_utf8(), true);
                     } else {
                         self.write_key(k);
                     }
@@ -926,6 +955,15 @@ impl<'e> Writer<'e> {
 }
 
 /// `0..n` sorted by `cmp`.
+/// Whether `body` is a string [`Writer::write_string`] deduplicates.
+fn is_dedupe_string(body: &Body) -> bool {
+    match body {
+        Body::Scalar(Value::Bytes(s)) => s.as_bytes().len() > 3,
+        Body::Scalar(Value::Utf8(s)) => s.as_bytes().len() > 3,
+        _ => false,
+    }
+}
+
 fn sorted(n: usize, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_unstable_by(|&a, &b| cmp(a, b));

@@ -12,10 +12,11 @@
 #
 #   perl oracle.pl generate COUNT SEED
 #     Builds COUNT random graphs (srand SEED). For each, picks a protocol
-#     version v in 1..5, encodes the graph with default options at v (srl),
-#     decodes srl and re-encodes that with {canonical => 1,
-#     protocol_version => v} (canon), and writes
-#     "O" v (1 byte) length srl length canon, or "E" length message.
+#     version v in 1..5 and a string deduplication d (0: none, 1:
+#     dedupe_strings, 2: aliased_dedupe_strings), encodes the graph at v
+#     with d and otherwise default options (srl), decodes srl and re-encodes
+#     that with {canonical => 1, protocol_version => v} (canon), and writes
+#     "O" v + 16 * d (1 byte) length srl length canon, or "E" length message.
 use strict;
 use warnings;
 use Sereal::Encoder;
@@ -34,8 +35,9 @@ sub canonical_encoder {
     return $canonical{$v} //= Sereal::Encoder->new({ canonical => 1, protocol_version => $v });
 }
 sub plain_encoder {
-    my ($v) = @_;
-    return $plain{$v} //= Sereal::Encoder->new({ protocol_version => $v });
+    my ($v, $d) = @_;
+    my @dedupe = ([], [dedupe_strings => 1], [aliased_dedupe_strings => 1]);
+    return $plain{"$v $d"} //= Sereal::Encoder->new({ protocol_version => $v, @{ $dedupe[$d] } });
 }
 
 sub read_exact {
@@ -207,19 +209,21 @@ sub random_graph {
 
 for my $i (1 .. $count) {
     my $v = 1 + int rand 5;
+    my $r = rand();
+    my $d = $r < 0.5 ? 0 : $r < 0.85 ? 1 : 2;
     @pool = ();
     my $data = random_graph(0);
     @pool = () if rand() < 0.5;   # sometimes the pool still holds counts while encoding
     my ($srl, $canon, $back);
     my $ok = eval {
-        $srl = plain_encoder($v)->encode($data);
+        $srl = plain_encoder($v, $d)->encode($data);
         $back = $decoder->decode($srl);
         $canon = canonical_encoder($v)->encode($back);
         1;
     };
     my $err = "case $i: $@";
     $err .= "srl: " . unpack('H*', $srl) if !$ok && defined $srl;
-    print $ok ? 'O' . pack('C', $v) . frame($srl) . frame($canon) : error_frame($err);
+    print $ok ? 'O' . pack('C', $v + 16 * $d) . frame($srl) . frame($canon) : error_frame($err);
     @pool = ();
     break_cycles($data, $back);
 }
