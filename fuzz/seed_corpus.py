@@ -3,18 +3,22 @@
 as seed files for the fuzz targets: fuzz/corpus/<target>/<profile>-<id>-<kind>.
 For the `json` target the seeds are the documents' lossless JSON, made by the
 CLI (target/release/sereal: `cargo build --release --bin sereal` first); for
-the `send` target each document follows the byte that target reads its
-decoder options from (a few values, in turn)."""
+the `send` and `thaw` targets each document follows the byte that target
+reads its options from (a few values, in turn); `thaw` takes the documents
+of the profiles with FREEZE objects, of both corpora."""
 import base64, json, os, subprocess, sys
 root = os.path.dirname(os.path.abspath(__file__))
-src = os.path.join(root, "..", "tests", "corpus", "perl-sereal-5.003")
+corpus = os.path.join(root, "..", "tests", "corpus")
 for target in sys.argv[1:] or ["decode", "roundtrip"]:
     out = os.path.join(root, "corpus", target)
     os.makedirs(out, exist_ok=True)
-    for name in sorted(os.listdir(src)):
-        if not name.endswith(".jsonl.zst"):
+    dirs = ["perl-sereal-5.003"] + (["perl-sereal-5.003-wide"] if target == "thaw" else [])
+    files = [os.path.join(corpus, d, n) for d in dirs for n in sorted(os.listdir(os.path.join(corpus, d)))]
+    for path in files:
+        name = os.path.basename(path)
+        if not name.endswith(".jsonl.zst") or (target == "thaw" and "freeze" not in name):
             continue
-        text = subprocess.run(["zstd", "-dc", os.path.join(src, name)], check=True, capture_output=True).stdout
+        text = subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
         for line in text.decode().splitlines():
             rec = json.loads(line)
             for kind in ("srl", "canon"):
@@ -28,5 +32,7 @@ for target in sys.argv[1:] or ["decode", "roundtrip"]:
                         doc = r.stdout
                     if target == "send":
                         doc = bytes([(0x00, 0x01, 0x80, 0x7f)[rec["id"] % 4]]) + doc
+                    if target == "thaw":
+                        doc = bytes([rec["id"] % 6 | (0x40, 0x80, 0x00)[rec["id"] % 3]]) + doc
                     with open(os.path.join(out, f"{rec['profile']}-{rec['id']}-{kind}"), "wb") as f:
                         f.write(doc)

@@ -329,9 +329,9 @@ fn thaw_may_return_a_non_reference() {
 }
 
 /// Perl 5.004's THAW order: each THAW sees the objects nested in its FREEZE
-/// data already thawed (Perl's t/091_thaw_order.t). Here THAW runs as each
+/// data already thawed (Perl's t/091_thaw_order.t). By default THAW runs as each
 /// object's data ends, so nested objects come first and siblings in
-/// document order.
+/// document order (`tests/thaw_order.rs` has Perl 5.004's own order).
 #[test]
 fn nested_objects_are_thawed_before_the_objects_that_hold_them() {
     use std::sync::{Arc, Mutex};

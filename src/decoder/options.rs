@@ -85,6 +85,20 @@ pub struct DecoderOptions {
     pub set_readonly: bool,
     /// Perl's `set_readonly_scalars`: as `set_readonly`, without effect.
     pub set_readonly_scalars: bool,
+    /// THAW in the order of Perl 5.004 and later: every THAW handler runs
+    /// when the document has been read, from the frozen object whose data
+    /// starts last back to the first. Objects nested in another's FREEZE
+    /// data are thawed before it, as by default, and later siblings before
+    /// earlier ones; a THAW handler that is given a reference to an object
+    /// not thawed yet (an earlier sibling) sees an unblessed array of its
+    /// FREEZE values, as in Perl. After the last THAW, each reference the
+    /// document makes to a thawed object (but not those inside what THAW
+    /// handlers returned) names THAW's result.
+    ///
+    /// By default (off) each THAW runs as soon as its object's data has
+    /// been read: nested objects first, siblings in document order, and
+    /// every THAW sees each object read before it already thawed.
+    pub thaw_lifo: bool,
 }
 
 impl Default for DecoderOptions {
@@ -110,6 +124,7 @@ impl Default for DecoderOptions {
             alias_varint_under: 0,
             set_readonly: false,
             set_readonly_scalars: false,
+            thaw_lifo: false,
         }
     }
 }
@@ -152,6 +167,7 @@ impl DecoderOptions {
         alias_varint_under: u64,
         set_readonly: bool,
         set_readonly_scalars: bool,
+        thaw_lifo: bool,
         refuse_snappy: bool,
         refuse_zlib: bool,
         refuse_zstd: bool,

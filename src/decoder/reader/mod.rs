@@ -10,6 +10,8 @@ use crate::value::{
 };
 use hashbrown::HashMap;
 
+mod frozen;
+
 /// Hashes of at least this many entries get unshared keys (see `Key`).
 const UNSHARED_KEYS: usize = 256;
 
@@ -53,6 +55,9 @@ pub(super) struct Reader<'a, 'o> {
     alias_below: u64,
     // the shared cells, by value
     aliases: Option<HashMap<i64, Ref>>,
+    /// Frozen objects waiting for THAW, in the order their data starts
+    /// (`None`: one whose THAW turned out not to run).
+    thaws: Vec<Option<frozen::PendingThaw<'o>>>,
     stack: Stack,
 }
 
@@ -101,6 +106,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 (n, _) => n.max(16),
             },
             aliases: None,
+            thaws: Vec::new(),
             stack: Stack::lazy(),
         }
     }
@@ -132,7 +138,11 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// error the cycles among the nodes built so far are freed, as a
     /// document's are when it is dropped.
     pub(super) fn value_prefix(mut self) -> Result<(Document, usize)> {
-        let (root, err) = match self.read_value() {
+        let read = self.read_value().and_then(|mut v| {
+            self.run_thaws(&mut v)?;
+            Ok(v)
+        });
+        let (root, err) = match read {
             Ok(v) => (v, None),
             Err(e) => (Value::Undef, Some(e)),
         };
@@ -140,6 +150,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         // cycles counts every other handle as one from outside.
         drop(std::mem::take(&mut self.tracked));
         drop(std::mem::take(&mut self.weak_keep));
+        drop(std::mem::take(&mut self.thaws));
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
             None => Ok((doc, self.pos)),
@@ -801,118 +812,6 @@ impl Reader<'_, '_> {
             Some(k) => Ok(k.clone()),
             None => Err(self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
         }
-    }
-
-    /// `OBJECT_FREEZE class REFN ARRAY values`: the class's THAW handler
-    /// makes the object of the values; without one the node keeps them as a
-    /// [`Body::Frozen`] body. Without the `REFN` (`OBJECT_FREEZE class ARRAY
-    /// values`, how this crate writes a [`Value::Alias`] of a frozen object)
-    /// the slot is the object: an alias of it.
-    fn frozen_object(&mut self, t: u8, at: usize) -> Result<Value> {
-        let class = self.object_class(t == tag::OBJECT_FREEZE, at)?;
-        let (refn, refn_at) = self.next_tag()?;
-        let slot_form = refn & !TRACK_FLAG == tag::ARRAY;
-        if !slot_form && refn & !TRACK_FLAG != tag::REFN {
-            return Err(self.err_at(
-                ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN or ARRAY)"),
-                refn_at,
-            ));
-        }
-        let wrap = |node: Ref| {
-            if slot_form {
-                Value::Alias(node)
-            } else {
-                Value::Ref(node)
-            }
-        };
-        let (t2, at2) = if slot_form {
-            (refn, refn_at)
-        } else {
-            self.next_tag()?
-        };
-        if t2 & !TRACK_FLAG != tag::ARRAY {
-            return Err(self.err_at(
-                ErrorKind::UnexpectedTag(t2, "in an OBJECT_FREEZE (expected ARRAY)"),
-                at2,
-            ));
-        }
-        let tracked = t2 & TRACK_FLAG != 0;
-        let node = self.node_from_tag(tag::ARRAY, at2, tracked)?;
-        if self.opts.no_bless_objects {
-            return Ok(wrap(node));
-        }
-        if self.opts.no_thaw_objects {
-            // what THAW would be given: the values, then the class
-            if let Body::Array(items) = &mut *node.body_mut()? {
-                items.push(if class.is_utf8() {
-                    Value::utf8(String::from_utf8_lossy(class.as_bytes()))
-                } else {
-                    Value::bytes(class.as_bytes())
-                });
-            }
-            node.bless("Sereal::Decoder::THAW_args");
-            return Ok(wrap(node));
-        }
-        let items = match std::mem::replace(&mut *node.body_mut()?, Body::Array(Array::new())) {
-            Body::Array(a) => a,
-            _ => unreachable!("node_from_tag(ARRAY) makes an array"),
-        };
-        let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
-        let handler = match self.thaw.get(&class) {
-            Some(h) => {
-                let refusal = if self.thaw_allowed.is_some_and(|a| !a.contains(&class)) {
-                    Some("not in thaw_allow_classes")
-                } else if self.thaw_allow_if.is_some_and(|allow| !allow(&class)) {
-                    Some("refused by thaw_allow_if")
-                } else {
-                    None
-                };
-                match refusal {
-                    Some(why) if !self.opts.thaw_deny_raw => {
-                        return Err(self.err_at(
-                            ErrorKind::Callback(format!(
-                                "THAW not allowed for class '{name}' ({why})"
-                            )),
-                            at,
-                        ))
-                    }
-                    Some(_) => None,
-                    None => Some(h),
-                }
-            }
-            None => None,
-        };
-        let Some(handler) = handler else {
-            node.set_body(Body::Frozen(items));
-            node.bless(class);
-            return Ok(wrap(node));
-        };
-        let object = thaw(handler, &class, items.into_vec()).map_err(|e| {
-            self.err_at(
-                ErrorKind::Callback(format!("THAW callback of class '{name}' failed: {e}")),
-                at,
-            )
-        })?;
-        if tracked || slot_form {
-            // Later references to the frozen object mean the thawed one; a
-            // slot that is the frozen object is the thawed one.
-            match object.node() {
-                Some(obj) if tracked => self.track(at2, &obj, false),
-                Some(_) => {}
-                None => {
-                    return Err(self.err_at(
-                        ErrorKind::Callback(format!(
-                            "THAW callback of class '{name}' returned a non-reference for an object referred to again or written without a reference"
-                        )),
-                        at,
-                    ))
-                }
-            }
-            if slot_form {
-                return Ok(wrap(object.node().expect("checked")));
-            }
-        }
-        Ok(object)
     }
 }
 
