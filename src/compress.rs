@@ -232,7 +232,7 @@ fn compress_body(
             .map_err(|e| fail(&e))?,
         #[cfg(feature = "zlib")]
         Compression::Zlib => {
-            let lvl = level.unwrap_or(6).clamp(1, 9) as u32;
+            let lvl = level.unwrap_or(6).clamp(1, 10) as u32;
             let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(lvl));
             z.write_all(body).map_err(|e| fail(&e))?;
             z.finish().map_err(|e| fail(&e))?
