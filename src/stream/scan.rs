@@ -1,67 +1,11 @@
-//! Streams of concatenated documents, decoded as their bytes arrive: a push
-//! API, [`Incremental`], that takes bytes in whatever pieces they come, and a
-//! pull API, [`ReadDocuments`], over any [`std::io::Read`].
-//!
-//! Both rest on a resumable scanner that finds where each document ends
-//! without building any values: the header (magic string, version and type
-//! byte, header suffix), then for a compressed document the length of its
-//! frame, and for a raw body a walk over the tag structure that counts the
-//! items each container still owes. The scanner keeps its state between
-//! calls, so every byte is scanned once however the input is chunked, and
-//! knows a lower bound of the bytes the current document still needs
-//! ([`Incremental::needed`]). When a document is complete it is decoded once,
-//! by [`Decoder::decode_prefix`] on exactly its bytes: values, validation and
-//! errors are those of [`Decoder::decode`] and [`Decoder::documents`].
-//!
-//! The scanner enforces `max_recursion_depth` (counted as the decoder counts
-//! it), `max_num_array_entries`, `max_num_hash_entries`, `max_string_length`,
-//! `refuse_objects` and the `refuse_*` compression options as soon as the
-//! bytes that break them arrive, with the decoder's errors. It never
-//! recurses and never allocates for a count it reads: a count of 2^60 items
-//! is a number to count down while bytes arrive. What it buffers is what it
-//! was given.
-//!
-//! Protocol 1's legacy Snappy framing (document type 1) has no length: such
-//! a document can only be taken to end where the input ends, so it is
-//! decoded at [`Incremental::finish`] (or the reader's end of file), and must
-//! be the last document of its stream.
-//!
-//! Errors carry offsets in the stream (counted from the first byte ever
-//! fed or read), except errors inside a compressed body, which count into the
-//! decompressed body and say so, as everywhere in this crate;
-//! [`Incremental::offset`] and [`ReadDocuments::offset`] give the stream
-//! offset of the document being read. A stream stops at its first error:
-//! where the next document would start is unknown.
-//!
-//! ```
-//! use sereal::{encode, stream::Incremental, Value};
-//! let mut bytes = encode(&Value::from("first")).unwrap();
-//! bytes.extend(encode(&Value::array([1, 2])).unwrap());
-//!
-//! let mut inc = Incremental::default();
-//! let mut docs = Vec::new();
-//! for piece in bytes.chunks(3) {
-//!     inc.feed(piece);
-//!     while let Some(doc) = inc.next_document() {
-//!         docs.push(doc.unwrap());
-//!     }
-//! }
-//! assert_eq!(docs, [Value::from("first"), Value::array([1, 2])]);
-//! ```
+//! The scanner: where a document of a stream ends, found a byte at a time
+//! without decoding it.
 
-use crate::compress::Compression;
-use crate::decoder::{document_size_check, Decoder, DecoderOptions, Header};
-use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{self, tag, MAGIC_V1, MAGIC_V3, MAGIC_V3_UTF8, TRACK_FLAG};
-use crate::value::Document;
-use std::io::Read;
+use super::*;
 
 /// The smallest document: magic string (4 bytes), version and type (1),
 /// header suffix length (1) and a body of at least one byte.
 const MIN_DOCUMENT: usize = 7;
-
-/// How much [`ReadDocuments`] asks its reader for at a time.
-const READ_CHUNK: usize = 64 * 1024;
 
 /// What the next item of a frame may be.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -174,7 +118,7 @@ enum Step {
 }
 
 /// What a scan found.
-enum Scan {
+pub(super) enum Scan {
     /// The document goes on past the bytes given.
     More,
     /// The document is the first `n` bytes.
@@ -188,10 +132,10 @@ enum Scan {
 
 /// The resumable scanner of one document. Positions count from the
 /// document's first byte.
-struct Scanner {
+pub(super) struct Scanner {
     step: Step,
     /// Bytes scanned.
-    pos: usize,
+    pub(super) pos: usize,
     stack: Vec<Frame>,
     /// Nesting depth, as the decoder counts it.
     depth: usize,
@@ -247,7 +191,7 @@ fn refused(o: &DecoderOptions, c: Compression) -> bool {
     }
 }
 
-fn saturate(n: u128) -> usize {
+pub(super) fn saturate(n: u128) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
@@ -277,7 +221,7 @@ impl std::fmt::Debug for Scanner {
 
 impl Scanner {
     /// Forgets the document: ready for the next one (the stack keeps its memory).
-    fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.step = Step::Magic;
         self.pos = 0;
         self.stack.clear();
@@ -287,7 +231,7 @@ impl Scanner {
     }
 
     /// At least how many bytes past the `pos` scanned the document needs.
-    fn needed(&self) -> usize {
+    pub(super) fn needed(&self) -> usize {
         let owed = self.owed;
         saturate(match self.step {
             Step::Magic => (MIN_DOCUMENT - self.pos) as u128,
@@ -320,7 +264,7 @@ impl Scanner {
     }
 
     /// Scans on from `pos` over `doc`, the document's bytes so far.
-    fn run(&mut self, doc: &[u8], o: &DecoderOptions) -> Scan {
+    pub(super) fn run(&mut self, doc: &[u8], o: &DecoderOptions) -> Scan {
         loop {
             let outcome = match self.step {
                 Step::Magic => self.magic(doc),
@@ -742,341 +686,5 @@ impl Scanner {
             }
             Then::ZlibLen => self.varint(Then::FrameLen),
         }
-    }
-}
-
-/// A push decoder for a stream of concatenated documents (Perl's
-/// `incremental` option): feed it bytes as they arrive, in pieces of any
-/// size, and take each document as soon as its last byte is in.
-///
-/// Each byte is scanned once, however the input is cut, and each document
-/// is decoded once, by the [`Decoder`] it was made with (so its options and
-/// THAW handlers apply). Documents are taken out in order; a document that
-/// fails yields its error, with its stream offset, and ends the stream.
-///
-/// ```
-/// use sereal::{encode, stream::Incremental, Decoder, DecoderOptions, Value};
-/// let doc = encode(&Value::array(["a", "b"])).unwrap();
-/// let mut inc = Incremental::new(Decoder::new(DecoderOptions::new().max_num_array_entries(10)));
-/// inc.feed(&doc[..4]);
-/// assert!(inc.next_document().is_none());
-/// assert!(inc.needed() >= 1);
-/// inc.feed(&doc[4..]);
-/// assert_eq!(inc.next_document().unwrap().unwrap(), Value::array(["a", "b"]));
-/// assert!(inc.next_document().is_none());
-/// ```
-#[derive(Debug, Default)]
-pub struct Incremental {
-    dec: Decoder,
-    /// Bytes fed and not yet taken out; the current document starts at `start`.
-    buf: Vec<u8>,
-    start: usize,
-    /// The stream offset of `buf[0]`.
-    base: usize,
-    scan: Scanner,
-    /// No more input will come.
-    finished: bool,
-    /// A document failed: the stream is over.
-    failed: bool,
-}
-
-impl Incremental {
-    /// A push decoder that decodes with `decoder`.
-    ///
-    /// ```
-    /// use sereal::{stream::Incremental, Decoder, DecoderOptions};
-    /// let inc = Incremental::new(Decoder::new(DecoderOptions::new().refuse_objects(true)));
-    /// assert_eq!(inc.offset(), 0);
-    /// ```
-    pub fn new(decoder: Decoder) -> Incremental {
-        Incremental {
-            dec: decoder,
-            ..Incremental::default()
-        }
-    }
-
-    /// Appends the next bytes of the stream. Nothing is scanned until
-    /// [`next_document`](Self::next_document) is called. Bytes fed after
-    /// [`finish`](Self::finish) are ignored.
-    ///
-    /// ```
-    /// let mut inc = sereal::stream::Incremental::default();
-    /// inc.feed(b"=\xF3rl");
-    /// assert!(inc.next_document().is_none());
-    /// ```
-    pub fn feed(&mut self, bytes: &[u8]) {
-        if self.finished || self.failed {
-            return;
-        }
-        // Drop the bytes of documents taken out once they are at least as
-        // many as those kept: each byte is moved at most once on average.
-        if self.start > 0 && self.start >= self.buf.len() - self.start {
-            self.buf.drain(..self.start);
-            self.base += self.start;
-            self.start = 0;
-        }
-        self.buf.extend_from_slice(bytes);
-    }
-
-    /// Marks the end of the input. The next calls to
-    /// [`next_document`](Self::next_document) yield what is still buffered:
-    /// complete documents, then a protocol 1 Snappy document (which ends
-    /// only where the input does), or the error of an incomplete document
-    /// ([`ErrorKind::Truncated`] when it is only cut short).
-    ///
-    /// ```
-    /// use sereal::{encode, stream::Incremental, ErrorKind, Value};
-    /// let doc = encode(&Value::from("cut short")).unwrap();
-    /// let mut inc = Incremental::default();
-    /// inc.feed(&doc[..8]);
-    /// assert!(inc.next_document().is_none());
-    /// inc.finish();
-    /// let err = inc.next_document().unwrap().unwrap_err();
-    /// assert_eq!(err.kind(), &ErrorKind::Truncated);
-    /// assert!(inc.next_document().is_none());
-    /// ```
-    pub fn finish(&mut self) {
-        self.finished = true;
-    }
-
-    /// The next complete document, if its bytes are all in: `None` when
-    /// more input is needed (or, after [`finish`](Self::finish) or an
-    /// error, when the stream is over). A document that fails yields its
-    /// error, and the stream is over; [`offset`](Self::offset) is then
-    /// where the failed document starts (the offset of an error inside a
-    /// compressed body counts into the decompressed body).
-    ///
-    /// ```
-    /// use sereal::{encode, stream::Incremental, Value};
-    /// let mut inc = Incremental::default();
-    /// inc.feed(&encode(&Value::from(1)).unwrap());
-    /// inc.feed(&encode(&Value::from(2)).unwrap());
-    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::from(1));
-    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::from(2));
-    /// assert!(inc.next_document().is_none());
-    /// ```
-    pub fn next_document(&mut self) -> Option<Result<Document>> {
-        if self.failed {
-            return None;
-        }
-        let doc = &self.buf[self.start..];
-        let left = doc.len();
-        let scan = self.scan.run(doc, self.dec.options());
-        // A document known to be longer than the limit is refused before
-        // more of it is buffered.
-        let least = match &scan {
-            Scan::End(len) => *len as u128,
-            _ => self.scan.pos as u128 + self.scan.needed() as u128,
-        };
-        if let Err(e) = document_size_check(self.dec.options(), saturate(least)) {
-            self.failed = true;
-            return Some(Err(e.shifted(self.offset(), false)));
-        }
-        match scan {
-            Scan::End(len) => Some(self.decode(len, None)),
-            Scan::Invalid { len, fallback } => Some(self.decode(len, fallback)),
-            // At the end of the input the decoder has the last word on what is left.
-            Scan::More if self.finished && left > 0 => Some(self.decode(left, None)),
-            Scan::More => None,
-        }
-    }
-
-    /// Decodes the document in the first `len` bytes from `start`.
-    fn decode(&mut self, len: usize, fallback: Option<Error>) -> Result<Document> {
-        let at = self.offset();
-        let doc = &self.buf[self.start..self.start + len];
-        match self.dec.decode_prefix(doc) {
-            Ok((v, used)) => {
-                self.start += used;
-                self.scan.reset();
-                Ok(v)
-            }
-            Err(e) => {
-                self.failed = true;
-                let e = match fallback {
-                    Some(f) if *e.kind() == ErrorKind::Truncated => f,
-                    _ => e,
-                };
-                Err(e.shifted(at, false))
-            }
-        }
-    }
-
-    /// At least how many more bytes the current document needs: 0 when
-    /// the bytes fed may hold a complete document (call
-    /// [`next_document`](Self::next_document)), when only the end of the
-    /// input can end it (protocol 1 Snappy), or when the stream is over.
-    /// Between documents, it is the size of the smallest document. It is a
-    /// lower bound: feeding fewer bytes cannot complete the document. It is
-    /// as large as the counts read claim (an array of 2^60 items needs
-    /// 2^60 bytes more): do not size a buffer by it.
-    ///
-    /// ```
-    /// use sereal::{encode, stream::Incremental, Value};
-    /// let doc = encode(&Value::bytes([7u8; 1000])).unwrap();
-    /// let mut inc = Incremental::default();
-    /// inc.feed(&doc[..100]);
-    /// assert!(inc.next_document().is_none());
-    /// assert_eq!(inc.needed(), doc.len() - 100);
-    /// ```
-    pub fn needed(&self) -> usize {
-        if self.failed {
-            return 0;
-        }
-        let unscanned = self.buf.len() - self.start - self.scan.pos;
-        self.scan.needed().saturating_sub(unscanned)
-    }
-
-    /// The stream offset of the current document: where the next document
-    /// to be taken out starts.
-    ///
-    /// ```
-    /// use sereal::{encode, stream::Incremental, Value};
-    /// let doc = encode(&Value::from(1)).unwrap();
-    /// let mut inc = Incremental::default();
-    /// inc.feed(&doc);
-    /// inc.next_document();
-    /// assert_eq!(inc.offset(), doc.len());
-    /// ```
-    pub fn offset(&self) -> usize {
-        self.base + self.start
-    }
-
-    /// The decoder in use.
-    ///
-    /// ```
-    /// let inc = sereal::stream::Incremental::default();
-    /// assert_eq!(inc.decoder().options().max_recursion_depth, 10_000);
-    /// ```
-    pub fn decoder(&self) -> &Decoder {
-        &self.dec
-    }
-}
-
-/// The documents of a stream read from a [`Read`], one at a time, as soon
-/// as each is complete (see [`Decoder::documents_from_reader`]).
-///
-/// The reader is asked for at most 64 KiB at a time, and only when the
-/// bytes already read do not hold a complete document: the iterator never
-/// waits for bytes past the document it yields, so it suits sockets and
-/// pipes. The end of input between documents ends the iteration; in the
-/// middle of a document it is an [`ErrorKind::Truncated`] error with the
-/// stream offset. An error from the reader is yielded as an
-/// [`ErrorKind::Invalid`] error at the stream offset reached, and the
-/// iteration may go on (a `WouldBlock` or `TimedOut` reader can be tried
-/// again); `Interrupted` reads are retried. A document that fails ends the
-/// iteration.
-///
-/// ```
-/// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
-/// let mut bytes = encode(&Value::from(1)).unwrap();
-/// bytes.extend(encode(&Value::hash([("k", "v")])).unwrap());
-/// let docs: Vec<sereal::Document> = ReadDocuments::new(&bytes[..], Decoder::default())
-///     .collect::<Result<_, _>>()
-///     .unwrap();
-/// assert_eq!(docs, [Value::from(1), Value::hash([("k", "v")])]);
-/// ```
-#[derive(Debug)]
-pub struct ReadDocuments<R> {
-    reader: R,
-    inc: Incremental,
-    chunk: Vec<u8>,
-}
-
-impl<R: Read> ReadDocuments<R> {
-    /// The documents `reader` delivers, decoded with `decoder`.
-    ///
-    /// ```
-    /// use sereal::{stream::ReadDocuments, Decoder};
-    /// let mut docs = ReadDocuments::new(std::io::empty(), Decoder::default());
-    /// assert!(docs.next().is_none());
-    /// ```
-    pub fn new(reader: R, decoder: Decoder) -> ReadDocuments<R> {
-        ReadDocuments {
-            reader,
-            inc: Incremental::new(decoder),
-            chunk: Vec::new(),
-        }
-    }
-
-    /// The stream offset of the next document.
-    ///
-    /// ```
-    /// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
-    /// let doc = encode(&Value::from("x")).unwrap();
-    /// let mut docs = ReadDocuments::new(&doc[..], Decoder::default());
-    /// docs.next();
-    /// assert_eq!(docs.offset(), doc.len());
-    /// ```
-    pub fn offset(&self) -> usize {
-        self.inc.offset()
-    }
-
-    /// The reader.
-    ///
-    /// ```
-    /// use sereal::{stream::ReadDocuments, Decoder};
-    /// let docs = ReadDocuments::new(std::io::empty(), Decoder::default());
-    /// let _reader: &std::io::Empty = docs.get_ref();
-    /// ```
-    pub fn get_ref(&self) -> &R {
-        &self.reader
-    }
-}
-
-impl<R: Read> Iterator for ReadDocuments<R> {
-    type Item = Result<Document>;
-
-    fn next(&mut self) -> Option<Result<Document>> {
-        loop {
-            if let Some(doc) = self.inc.next_document() {
-                return Some(doc);
-            }
-            if self.inc.finished || self.inc.failed {
-                return None;
-            }
-            self.chunk.resize(READ_CHUNK, 0);
-            match self.reader.read(&mut self.chunk) {
-                Ok(0) => self.inc.finish(),
-                Ok(n) => self.inc.feed(&self.chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let at = self.inc.base + self.inc.buf.len();
-                    return Some(Err(Error::io("read", e).or_at(at, false)));
-                }
-            }
-        }
-    }
-}
-
-impl Decoder {
-    /// The documents of a stream read from `reader`, one at a time as each
-    /// is complete, decoded with (a clone of) this decoder: see
-    /// [`ReadDocuments`].
-    ///
-    /// ```
-    /// use sereal::{encode, Decoder, Value};
-    /// let mut bytes = encode(&Value::from("a")).unwrap();
-    /// bytes.extend(encode(&Value::from("b")).unwrap());
-    /// let mut docs = Decoder::default().documents_from_reader(&bytes[..]);
-    /// assert_eq!(docs.next().unwrap().unwrap(), Value::from("a"));
-    /// assert_eq!(docs.next().unwrap().unwrap(), Value::from("b"));
-    /// assert!(docs.next().is_none());
-    /// ```
-    pub fn documents_from_reader<R: Read>(&self, reader: R) -> ReadDocuments<R> {
-        ReadDocuments::new(reader, self.clone())
-    }
-
-    /// A push decoder of a stream, decoding with (a clone of) this decoder:
-    /// see [`Incremental`].
-    ///
-    /// ```
-    /// use sereal::{encode, Decoder, Value};
-    /// let mut inc = Decoder::default().incremental();
-    /// inc.feed(&encode(&Value::Undef).unwrap());
-    /// assert_eq!(inc.next_document().unwrap().unwrap(), Value::Undef);
-    /// ```
-    pub fn incremental(&self) -> Incremental {
-        Incremental::new(self.clone())
     }
 }
