@@ -1,9 +1,7 @@
 //! The wide Perl 5.003 corpus (tests/corpus/perl-sereal-5.003-wide/,
 //! written by author_tools/make_wide_corpus.pl): every record of its 42
 //! profiles goes through the checks of the 14-profile corpus. Each profile
-//! has exactly 324 records; the records that fail are exactly those listed
-//! in `known_divergences.txt` (decoder divergences from Perl's decoder,
-//! explained in the corpus README), and no other.
+//! has exactly 324 records, and every record passes.
 
 use sereal::conformance::{read_cases, Report};
 use std::path::PathBuf;
@@ -62,7 +60,7 @@ fn dir() -> PathBuf {
 }
 
 #[test]
-fn every_wide_profile_matches_perl_but_the_known_divergences() {
+fn every_wide_profile_matches_perl() {
     let mut report = Report::default();
     for p in WIDE_PROFILES {
         let cases = read_cases(&dir().join(format!("{p}.jsonl.zst"))).expect("corpus file");
@@ -70,25 +68,11 @@ fn every_wide_profile_matches_perl_but_the_known_divergences() {
         assert!(cases.iter().all(|c| c.profile == p), "profile {p}");
         report.add(&cases);
     }
-    let mut failed: Vec<String> = report
+    let failed: Vec<String> = report
         .failed
         .iter()
-        .map(|(id, _, profile, what, _)| format!("{profile} {id} {what}"))
+        .map(|(id, _, profile, what, at)| format!("{profile} {id} {what} (offset {at:?})"))
         .collect();
-    failed.sort();
-    let list = std::fs::read_to_string(dir().join("known_divergences.txt")).unwrap();
-    let mut known: Vec<String> = list
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(String::from)
-        .collect();
-    known.sort();
-    let new: Vec<_> = failed.iter().filter(|f| !known.contains(f)).collect();
-    let gone: Vec<_> = known.iter().filter(|k| !failed.contains(k)).collect();
-    assert!(
-        new.is_empty() && gone.is_empty(),
-        "failures not in known_divergences.txt: {new:#?}\nlisted but passing: {gone:#?}"
-    );
-    assert_eq!(report.passed + report.failed.len(), 42 * RECORDS);
-    assert_eq!(report.summary(), "13286 passed, 322 failed");
+    assert!(failed.is_empty(), "failed records: {failed:#?}");
+    assert_eq!(report.summary(), "13608 passed, 0 failed");
 }

@@ -1,12 +1,13 @@
 //! The order THAW handlers run in: by default as each frozen object's data
-//! ends, and with `DecoderOptions::thaw_lifo` as Perl 5.004 and later do
+//! ends, and with `DecoderOptions::thaw_order` as Perl 5.004 and later do
 //! (every THAW when the document is read, from the object whose data starts
-//! last back to the first), checked on the structure of Perl's own
-//! t/091_thaw_order.t, written by this crate's encoder and by Perl's.
+//! last back to the first) or as Perl 5.003 did (from the object whose data
+//! ends last), checked on the structure of Perl's own t/091_thaw_order.t,
+//! written by this crate's encoder and by Perl's.
 
 mod common;
 
-use sereal::{Body, Decoder, DecoderOptions, Encoder, EncoderOptions, Key, Ref, Value};
+use sereal::{Body, Decoder, DecoderOptions, Encoder, EncoderOptions, Key, Ref, ThawOrder, Value};
 use std::sync::{Arc, Mutex};
 
 /// `Class->new($attrs, @inside)` of Perl's test: `bless {attrs => {...},
@@ -174,7 +175,7 @@ const PERLS_ORDER: [&str; 5] = [
 ];
 
 fn check_perls_order(doc: &[u8]) {
-    let (dec, steps) = thawer(DecoderOptions::new().thaw_lifo(true));
+    let (dec, steps) = thawer(DecoderOptions::new().thaw_order(ThawOrder::Perl5004));
     let back = dec.decode(doc).unwrap();
     assert_eq!(*steps.lock().unwrap(), PERLS_ORDER);
     assert_eq!(
@@ -254,7 +255,11 @@ fn boxes(lifo: bool) -> (Vec<String>, Value) {
     ]));
     let steps = Arc::new(Mutex::new(Vec::new()));
     let log = steps.clone();
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_lifo(lifo));
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(if lifo {
+        ThawOrder::Perl5004
+    } else {
+        ThawOrder::Immediate
+    }));
     dec.on_thaw_shared("Box", move |_, vals| {
         let mut log = log.lock().unwrap();
         log.push(show(&vals[0]));
@@ -303,7 +308,11 @@ fn siblings() -> Vec<u8> {
 fn p_thawer(lifo: bool) -> (Decoder, Arc<Mutex<Vec<String>>>) {
     let steps = Arc::new(Mutex::new(Vec::new()));
     let log = steps.clone();
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_lifo(lifo));
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(if lifo {
+        ThawOrder::Perl5004
+    } else {
+        ThawOrder::Immediate
+    }));
     dec.on_thaw_shared("P", move |_, mut vals| {
         log.lock().unwrap().push(show(&vals[0]));
         let v = vals.pop().unwrap();
@@ -327,9 +336,17 @@ fn thaw_lifo_gives_an_earlier_sibling_frozen_and_then_fixes_the_documents_refere
     // the document's own later reference names the thawed object
     let again = v.at(2).unwrap().at(0).unwrap();
     assert!(again.node().unwrap().ptr_eq(&a.node().unwrap()));
-    // what $b's THAW kept is what it was given: $a's frozen values
+    // $b's THAW kept the array it was given, which the decoder made: its
+    // strong reference to $a, as every one the decoder made after $a's
+    // data, now names the thawed $a; the weak one is gone, as in Perl
     let kept = v.at(1).unwrap().get("thawed").unwrap();
-    assert_eq!(show(&kept), "[[a],[a]]");
+    assert_eq!(show(&kept), "[T,weak(gone)]");
+    assert!(kept
+        .at(0)
+        .unwrap()
+        .node()
+        .unwrap()
+        .ptr_eq(&a.node().unwrap()));
     drop((a, again, kept));
     drop(v);
 
@@ -351,7 +368,7 @@ fn thaw_lifo_gives_an_earlier_sibling_frozen_and_then_fixes_the_documents_refere
 }
 
 #[test]
-fn thaw_lifo_fixes_weak_references_and_aliases_to_thawed_objects() {
+fn thaw_lifo_fixes_aliases_to_thawed_objects_and_leaves_weak_references() {
     // [$o, weaken($o)] with $o frozen, written again after as an alias
     let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
     enc.on_freeze("P", |p| {
@@ -373,7 +390,13 @@ fn thaw_lifo_fixes_weak_references_and_aliases_to_thawed_objects() {
         let Some(Value::Weak(w)) = v.at(1) else {
             panic!("lifo {lifo}: {v:?}")
         };
-        assert!(w.upgrade().unwrap().ptr_eq(&first), "lifo {lifo}");
+        // in Perl's orders a weak reference keeps naming the array of the
+        // object's values, which nothing holds (Perl's dangle too); by
+        // default it names the thawed object
+        match w.upgrade() {
+            Some(target) => assert!(!lifo && target.ptr_eq(&first)),
+            None => assert!(lifo),
+        }
         let Some(Value::Alias(alias)) = v.at(2) else {
             panic!("lifo {lifo}: {v:?}")
         };
@@ -384,7 +407,7 @@ fn thaw_lifo_fixes_weak_references_and_aliases_to_thawed_objects() {
 #[test]
 fn thaw_lifo_failures_fail_the_decode_and_free_what_was_read() {
     let doc = siblings();
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_lifo(true));
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(ThawOrder::Perl5004));
     let calls = Arc::new(Mutex::new(0));
     let n = calls.clone();
     dec.on_thaw_shared("P", move |_, _| {
@@ -402,7 +425,7 @@ fn thaw_lifo_failures_fail_the_decode_and_free_what_was_read() {
         "the first failure stops the THAWs"
     );
     // a non-reference for an object referred to again
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_lifo(true));
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(ThawOrder::Perl5004));
     dec.on_thaw_shared("P", |_, _| Ok(Value::from(1)));
     let err = dec.decode(&doc).unwrap_err();
     assert!(
@@ -440,8 +463,8 @@ fn thaw_lifo_on_a_frozen_object_that_contains_itself() {
 
 #[test]
 fn thaw_lifo_frees_a_cycle_closed_through_a_thawed_object() {
-    // [$o, $k] where $o's FREEZE data is $k and $k = [$o]: once the
-    // document's references name THAW's result, it and $k are a cycle
+    // [$o, $k] where $o's FREEZE data is $k and $k = [$o]: $k and the
+    // array of $o's values are a cycle, which THAW's result holds
     let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
     enc.on_freeze("P", |p| {
         Ok(vec![p.as_hash().unwrap().get("v").cloned().unwrap()])
@@ -458,13 +481,108 @@ fn thaw_lifo_frees_a_cycle_closed_through_a_thawed_object() {
         let t = v.at(0).unwrap().node().unwrap();
         assert_eq!(show(&Value::Ref(t.clone())), "T", "lifo {lifo}");
         let k = v.at(1).unwrap();
-        // with thaw_lifo the document's reference names the thawed object;
-        // by default, made inside the object's own data, it names the array
-        // of its FREEZE values
+        // made inside the object's own data, the reference names the array
+        // of its FREEZE values, in every order (as in Perl)
         let inner = k.at(0).unwrap().node().unwrap();
-        assert_eq!(inner.ptr_eq(&t), lifo, "lifo {lifo}: {v:?}");
+        assert!(!inner.ptr_eq(&t), "lifo {lifo}: {v:?}");
+        assert!(
+            inner.class().is_none() && inner.as_array().is_some(),
+            "lifo {lifo}: {v:?}"
+        );
         let weak = t.downgrade();
         drop((t, k, inner, v));
         assert!(weak.upgrade().is_none(), "lifo {lifo}: the document leaked");
     }
+}
+
+/// A label of a THAW call on [`perls_struct`]'s objects: the class, then
+/// the first inside value if it is a string, or how many there are.
+fn label(class: &str, data: &Value) -> String {
+    let inside = data.get("inside").unwrap();
+    let first = inside.at(0).unwrap();
+    match first.as_str() {
+        Some(s) => format!("{class}/{s}"),
+        None => format!(
+            "{class}/{}",
+            inside.as_ref().unwrap().as_array().unwrap().len()
+        ),
+    }
+}
+
+#[test]
+fn perl_5003_order_thaws_as_perl_5003_does() {
+    if !common::perl_sereal("perl_5003_order_thaws_as_perl_5003_does") {
+        return;
+    }
+    let doc = freezer().encode(&perls_struct()).unwrap();
+    // Perl's own decoder (the installed one) on our bytes: the THAW calls,
+    // then the decoded structure written canonically (objects plainly)
+    let hex: String = doc.iter().map(|b| format!("{b:02x}")).collect();
+    let lines = common::perl_hex_lines(&format!(
+        r#"
+use Sereal::Encoder; use Sereal::Decoder;
+my @steps;
+for my $class (qw(FooInside FooOutside)) {{
+    no strict 'refs';
+    *{{"${{class}}::new"}} = sub {{
+        my ($class, $attrs, @inside) = @_;
+        return bless {{ attrs => {{ %{{ $attrs || {{}} }} }},
+                       inside => {{ map {{ $_ => $inside[$_] }} 0 .. $#inside }} }}, $class;
+    }};
+    *{{"${{class}}::THAW"}} = sub {{
+        my ($class, $serializer, @data) = @_;
+        my $i = $data[0]{{inside}};
+        push @steps, $class . '/' . (ref $i->[0] ? scalar(@$i) : $i->[0]);
+        return $class->new($data[0]{{attrs}}, @{{ $i || [] }});
+    }};
+}}
+my $dec = Sereal::Decoder::decode_sereal(pack('H*', '{hex}'));
+print unpack('H*', join(',', @steps)), "\n";
+print unpack('H*', Sereal::Encoder::encode_sereal($dec, {{ canonical => 1 }})), "\n";
+"#
+    ));
+    let perl_steps = String::from_utf8(lines[0].clone()).unwrap();
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    let log = steps.clone();
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(ThawOrder::Perl5003));
+    for class in ["FooInside", "FooOutside"] {
+        let log = log.clone();
+        dec.on_thaw_shared(class, move |class: &Key, vals: Vec<Value>| {
+            let data = &vals[0];
+            let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
+            log.lock().unwrap().push(label(&name, data));
+            let attrs = data.get("attrs").unwrap();
+            let attrs: Vec<(String, Value)> = attrs
+                .as_ref()
+                .unwrap()
+                .as_hash()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        String::from_utf8_lossy(k.as_bytes()).into_owned(),
+                        v.clone(),
+                    )
+                })
+                .collect();
+            let inside = data.get("inside").unwrap();
+            let inside = inside.as_ref().unwrap().as_array().unwrap().to_vec();
+            Ok(foo(
+                &name,
+                attrs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
+                inside,
+            ))
+        });
+    }
+    let back = dec.decode(&doc).unwrap();
+    assert_eq!(steps.lock().unwrap().join(","), perl_steps);
+    assert_eq!(
+        perl_steps,
+        "FooOutside/2,FooOutside/1,FooInside/fourth/inner,FooInside/second/not_frozen,FooInside/should_be_first"
+    );
+    let ours = Encoder::new(EncoderOptions::new().canonical(true))
+        .unwrap()
+        .encode(&back)
+        .unwrap();
+    assert!(ours == lines[1], "Perl 5.003 built another structure");
 }

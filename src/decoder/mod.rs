@@ -14,7 +14,7 @@ use std::sync::Arc;
 mod options;
 mod reader;
 
-pub use options::DecoderOptions;
+pub use options::{DecoderOptions, ThawOrder};
 
 use reader::Reader;
 #[cfg(feature = "serde")]

@@ -85,20 +85,49 @@ pub struct DecoderOptions {
     pub set_readonly: bool,
     /// Perl's `set_readonly_scalars`: as `set_readonly`, without effect.
     pub set_readonly_scalars: bool,
-    /// THAW in the order of Perl 5.004 and later: every THAW handler runs
-    /// when the document has been read, from the frozen object whose data
-    /// starts last back to the first. Objects nested in another's FREEZE
-    /// data are thawed before it, as by default, and later siblings before
-    /// earlier ones; a THAW handler that is given a reference to an object
-    /// not thawed yet (an earlier sibling) sees an unblessed array of its
-    /// FREEZE values, as in Perl. After the last THAW, each reference the
-    /// document makes to a thawed object (but not those inside what THAW
-    /// handlers returned) names THAW's result.
-    ///
-    /// By default (off) each THAW runs as soon as its object's data has
-    /// been read: nested objects first, siblings in document order, and
-    /// every THAW sees each object read before it already thawed.
-    pub thaw_lifo: bool,
+    /// When THAW handlers run, and so what each is given: by default
+    /// ([`ThawOrder::Immediate`]) as soon as each frozen object's data has
+    /// been read; or, as Perl's decoder does, once the whole document is
+    /// read, in Perl 5.004's order or Perl 5.003's.
+    pub thaw_order: ThawOrder,
+}
+
+/// When the decoder runs THAW handlers ([`DecoderOptions::thaw_order`]).
+///
+/// Every order thaws the objects nested in another's FREEZE data before it
+/// except [`ThawOrder::Perl5003`]. In the two orders of Perl's decoder every
+/// THAW runs once the document is read, and as there, a THAW given a
+/// reference to an object not thawed yet sees an unblessed array of that
+/// object's FREEZE values; afterwards each strong reference the document
+/// itself makes to a thawed object names THAW's result, except those made
+/// inside the object's own FREEZE data (they name the array of its values),
+/// and what THAW handlers built is left as they built it. A weak reference
+/// to a frozen object keeps naming the array of its values, so it is gone
+/// once nothing else holds that array (Perl's weak references to thawed
+/// objects are left dangling too).
+///
+/// ```
+/// use sereal::{DecoderOptions, ThawOrder};
+/// let perl = DecoderOptions::new().thaw_order(ThawOrder::Perl5004);
+/// assert_eq!(DecoderOptions::new().thaw_order, ThawOrder::Immediate);
+/// # let _ = perl;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ThawOrder {
+    /// Each THAW as soon as its object's data has been read: nested objects
+    /// first, siblings in document order, and each THAW sees every object
+    /// read before it already thawed.
+    #[default]
+    Immediate,
+    /// Perl 5.004 and later (its t/091_thaw_order.t): from the object
+    /// whose data starts last back to the first, so nested objects first
+    /// and later siblings before earlier ones.
+    Perl5004,
+    /// Perl 5.003: from the object whose data ends last back to the first,
+    /// so an object before the objects nested in its FREEZE data (it sees
+    /// them still frozen); what the corpora Perl 5.003 wrote were read with.
+    Perl5003,
 }
 
 impl Default for DecoderOptions {
@@ -124,7 +153,7 @@ impl Default for DecoderOptions {
             alias_varint_under: 0,
             set_readonly: false,
             set_readonly_scalars: false,
-            thaw_lifo: false,
+            thaw_order: ThawOrder::Immediate,
         }
     }
 }
@@ -167,7 +196,7 @@ impl DecoderOptions {
         alias_varint_under: u64,
         set_readonly: bool,
         set_readonly_scalars: bool,
-        thaw_lifo: bool,
+        thaw_order: ThawOrder,
         refuse_snappy: bool,
         refuse_zlib: bool,
         refuse_zstd: bool,

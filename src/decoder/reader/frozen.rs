@@ -2,18 +2,24 @@
 //! document, in Perl's order.
 
 use super::*;
-use hashbrown::HashSet;
 use std::rc::Rc;
 
 /// A frozen object whose class's THAW handler runs when the document ends.
 pub(super) struct PendingThaw<'o> {
-    /// The object as read: an array of its FREEZE values, which every
-    /// reference to the object names until THAW's result replaces it.
+    /// The object: a node of its own, an array of its FREEZE values, which
+    /// the object's slot and each reference made after its data names
+    /// until THAW's result replaces it.
     node: Ref,
+    /// The array of its FREEZE values as read, which references made
+    /// inside that data name, and which a THAW given the object before it
+    /// is thawed sees (Perl's array of the object's values).
+    values: Ref,
     class: Key,
     handler: &'o Thaw,
     /// Where the `OBJECT_FREEZE` is, for errors.
     at: usize,
+    /// How many frozen objects' data ended before this one's.
+    ended: usize,
     /// Whether the document may refer to the object again (its `ARRAY`
     /// carries the track flag), or writes it as a slot: THAW must then
     /// return a reference.
@@ -21,8 +27,12 @@ pub(super) struct PendingThaw<'o> {
 }
 
 /// What THAW made of each object thawed so far, by the address of the node
-/// that stood for it.
-type Thawed = HashMap<usize, Value>;
+/// that stood for it (held, so that no new node takes that address while
+/// the THAWs run).
+type Thawed = HashMap<usize, (Ref, Value)>;
+
+/// The nodes a walk has entered, by address (held, likewise).
+type Walked = HashMap<usize, Ref>;
 
 fn addr(r: &Ref) -> usize {
     Rc::as_ptr(&r.0) as usize
@@ -64,10 +74,11 @@ impl<'o> Reader<'_, 'o> {
             ));
         }
         let tracked = t2 & TRACK_FLAG != 0;
-        let deferred =
-            self.opts.thaw_lifo && !self.opts.no_bless_objects && !self.opts.no_thaw_objects;
-        // With `thaw_lifo`, as in Perl 5.004, frozen objects are listed in
-        // the order their data starts, and thawed from the last one back.
+        let deferred = self.opts.thaw_order != ThawOrder::Immediate
+            && !self.opts.no_bless_objects
+            && !self.opts.no_thaw_objects;
+        // In Perl's orders frozen objects are listed in the order their
+        // data starts, and thawed when the document has been read.
         let slot = match self.thaw.get(&class) {
             Some(_) if deferred => {
                 self.thaws.push(None);
@@ -118,14 +129,29 @@ impl<'o> Reader<'_, 'o> {
         };
         let named = tracked || slot_form;
         if let (Some(handler), Some(i)) = (handler, slot) {
+            // As in Perl, references made inside the object's own data name
+            // the array of its values (`node`); the object itself, and the
+            // references made from here on, a node of its own that THAW's
+            // result is to replace.
+            let values = match &*node.body() {
+                Body::Array(items) => items.to_vec(),
+                _ => unreachable!("node_from_tag(ARRAY) makes an array"),
+            };
+            let object = Ref::array(values);
+            if tracked {
+                self.track(at2, &object, false);
+            }
             self.thaws[i] = Some(PendingThaw {
-                node: node.clone(),
+                node: object.clone(),
+                values: node,
                 class,
                 handler,
                 at,
                 named,
+                ended: self.thaws_ended,
             });
-            return Ok(wrap(node));
+            self.thaws_ended += 1;
+            return Ok(wrap(object));
         }
         let items = match std::mem::replace(&mut *node.body_mut()?, Body::Array(Array::new())) {
             Body::Array(a) => a,
@@ -177,43 +203,67 @@ impl<'o> Reader<'_, 'o> {
         Ok(object)
     }
 
-    /// Runs the THAWs the document's frozen objects wait for, from the one
-    /// whose data starts last back to the first (Perl 5.004's LIFO order),
-    /// each given its FREEZE values with the objects thawed before it in
-    /// place; then puts each result where the document referred to the
-    /// object (in `root` and in every container reached from it, but not
-    /// inside what THAW returned).
+    /// Runs the THAWs the document's frozen objects wait for, in Perl's
+    /// order: from the one whose data starts (Perl 5.004) or ends (Perl
+    /// 5.003) last back to the first, each given its FREEZE values with the
+    /// objects thawed before it in place; then puts each result where the
+    /// decoder referred to the object (in `root` and in every container the
+    /// decoder made, but not in what THAW handlers made).
     pub(super) fn run_thaws(&mut self, root: &mut Value) -> Result<()> {
         if self.thaws.is_empty() {
             return Ok(());
         }
-        let pending = std::mem::take(&mut self.thaws);
+        let mut pending: Vec<PendingThaw> = std::mem::take(&mut self.thaws)
+            .into_iter()
+            .flatten()
+            .collect();
+        if self.opts.thaw_order == ThawOrder::Perl5003 {
+            pending.sort_by_key(|p| p.ended);
+        }
+        let mut unthawed: HashMap<usize, Ref> = pending
+            .iter()
+            .map(|p| (addr(&p.node), p.values.clone()))
+            .collect();
         let mut thawed = Thawed::new();
-        let mut walked = HashSet::new();
-        for p in pending.into_iter().rev().flatten() {
+        let mut walked = Walked::new();
+        let mut read = Vec::new();
+        for p in pending.into_iter().rev() {
+            unthawed.remove(&addr(&p.node));
             let mut values = match &*p.node.body() {
                 Body::Array(items) => items.to_vec(),
                 _ => unreachable!("a pending object's node is the array of its values"),
             };
             for v in &mut values {
                 replace_thawed(v, &thawed, &mut walked)?;
+                // What THAW takes of an object not thawed yet is a reference
+                // to the array of its values, as in Perl.
+                unthawed_values(v, &unthawed);
             }
             let object = self.call_thaw(p.handler, &p.class, values, p.at, p.named)?;
-            thawed.insert(addr(&p.node), object);
+            thawed.insert(addr(&p.node), (p.node, object));
+            read.push(p.values);
         }
-        // A cycle closed through an object's node stays in `cycles`: the
-        // node keeps its FREEZE values, so from it the document's drop
-        // still reaches whatever THAW made of them and the references the
-        // walk below moves to it.
-        replace_thawed(root, &thawed, &mut HashSet::new())
+        let mut walked = Walked::new();
+        // The arrays of values as read are the decoder's too: references
+        // to thawed objects in them name the results, as in Perl, where a
+        // THAW that took such an array sees the objects in it thawed later.
+        for values in read {
+            replace_thawed(&mut Value::Ref(values), &thawed, &mut walked)?;
+        }
+        // A cycle through a thawed object's result closes through an item
+        // of its FREEZE data that was still being read (an ancestor of the
+        // object): that item is in `cycles`, and from it the document's
+        // drop reaches the result.
+        replace_thawed(root, &thawed, &mut walked)
     }
 }
 
-/// Replaces every handle on a thawed object's node in `v`, and in the
-/// containers reached from it not yet `walked`, by THAW's result (an alias
-/// or a weak reference by one of the result's node). What a result holds is
-/// not entered.
-fn replace_thawed(v: &mut Value, thawed: &Thawed, walked: &mut HashSet<usize>) -> Result<()> {
+/// Replaces every strong handle on a thawed object's node in `v`, and in
+/// the containers reached from it not yet `walked`, by THAW's result (an
+/// alias by one of the result's node). What a result holds is
+/// not entered, but the thawed object's node, the FREEZE values it was
+/// made of, is.
+fn replace_thawed(v: &mut Value, thawed: &Thawed, walked: &mut Walked) -> Result<()> {
     let mut todo = Vec::new();
     replace_one(v, thawed, walked, &mut todo);
     while let Some(node) = todo.pop() {
@@ -233,25 +283,54 @@ fn replace_thawed(v: &mut Value, thawed: &Thawed, walked: &mut HashSet<usize>) -
 }
 
 /// [`replace_thawed`] for one slot: the containers to enter go to `todo`.
-fn replace_one(v: &mut Value, thawed: &Thawed, walked: &mut HashSet<usize>, todo: &mut Vec<Ref>) {
+fn replace_one(v: &mut Value, thawed: &Thawed, walked: &mut Walked, todo: &mut Vec<Ref>) {
     let node = match v {
         Value::Ref(r) | Value::Alias(r) => r,
         Value::Weak(w) => {
-            if let Some(object) = w.upgrade().and_then(|r| thawed.get(&addr(&r))) {
-                *v = object
-                    .node()
-                    .map_or(Value::Undef, |n| Value::Weak(n.downgrade()));
+            // As in Perl, a weak reference keeps naming the array of the
+            // object's FREEZE values, which nothing holds once the strong
+            // references name THAW's result.
+            if let Some(node) = w.upgrade() {
+                enter(&node, walked, todo);
             }
             return;
         }
         _ => return,
     };
-    if let Some(object) = thawed.get(&addr(node)) {
+    enter(node, walked, todo);
+    if let Some((_, object)) = thawed.get(&addr(node)) {
         *v = match v {
             Value::Alias(_) => Value::Alias(object.node().expect("checked: a named object")),
             _ => object.clone(),
         };
-    } else if walked.insert(addr(node)) {
+    }
+}
+
+/// Points `v`, a handle on an object not thawed yet, at the array of its
+/// values as read.
+fn unthawed_values(v: &mut Value, unthawed: &HashMap<usize, Ref>) {
+    let node = match v {
+        Value::Ref(r) | Value::Alias(r) => r.clone(),
+        Value::Weak(w) => match w.upgrade() {
+            Some(r) => r,
+            None => return,
+        },
+        _ => return,
+    };
+    let Some(values) = unthawed.get(&addr(&node)) else {
+        return;
+    };
+    *v = match v {
+        Value::Ref(_) => Value::Ref(values.clone()),
+        Value::Alias(_) => Value::Alias(values.clone()),
+        _ => Value::Weak(values.downgrade()),
+    };
+}
+
+/// Puts `node` on the walk, unless it was entered before.
+fn enter(node: &Ref, walked: &mut Walked, todo: &mut Vec<Ref>) {
+    if let hashbrown::hash_map::Entry::Vacant(e) = walked.entry(addr(node)) {
+        e.insert(node.clone());
         todo.push(node.clone());
     }
 }

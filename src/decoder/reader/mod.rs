@@ -1,7 +1,7 @@
 //! The body reader: tags to a value graph, with back-references, limits,
 //! depth and the cycles a document must free.
 
-use super::{thaw, Decoder, DecoderOptions, Thaw};
+use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -58,6 +58,8 @@ pub(super) struct Reader<'a, 'o> {
     /// Frozen objects waiting for THAW, in the order their data starts
     /// (`None`: one whose THAW turned out not to run).
     thaws: Vec<Option<frozen::PendingThaw<'o>>>,
+    /// How many of them have been read to the end.
+    thaws_ended: usize,
     stack: Stack,
 }
 
@@ -107,6 +109,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             },
             aliases: None,
             thaws: Vec::new(),
+            thaws_ended: 0,
             stack: Stack::lazy(),
         }
     }
