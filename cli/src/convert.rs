@@ -32,6 +32,7 @@ pub fn to_json(doc: &Doc, o: &ToJson, out: &mut dyn Write) -> Res<usize> {
         let jd = Document {
             protocol: Some(h.version),
             compression: Some(h.compression),
+            legacy_snappy: h.legacy_snappy,
             header,
             body,
             keep_alive: Vec::new(),
@@ -362,6 +363,7 @@ pub fn from_json(a: &FromJsonArgs, out: &mut dyn Write) -> Res {
         None => {
             // A lossless document that was compressed is compressed again.
             opts.compress = doc.compression.unwrap_or_default();
+            opts.legacy_snappy = doc.legacy_snappy;
             opts.compress_threshold = a.compress_threshold.unwrap_or(0);
         }
     }

@@ -521,3 +521,26 @@ fn streamed_lossless_json_is_the_text_of_the_whole_json() {
     assert!(text(&out) == expected, "the streamed text differs");
     assert!(expected.lines().count() > 5000);
 }
+
+#[test]
+fn lossless_round_trip_keeps_protocol_1_legacy_snappy() {
+    // protocol 1's non-incremental Snappy framing, as Perl's `snappy`
+    // option writes it: lossless JSON names it and writes it again
+    let words: Vec<sereal::Value> = (0..200)
+        .map(|i| sereal::Value::from(format!("word {}", i % 7)))
+        .collect();
+    let opts = sereal::EncoderOptions::new()
+        .protocol_version(1)
+        .compress(sereal::Compression::Snappy)
+        .compress_threshold(0)
+        .legacy_snappy(true);
+    let doc = sereal::encode_with(&sereal::Value::array(words), &opts).unwrap();
+    assert_eq!(doc[4], 0x11, "protocol 1, legacy Snappy");
+    let (code, json, err) = run(&["to-json", "--lossless", "-"], &doc);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(j["compression"], "snappy_legacy");
+    let (code, again, err) = run(&["from-json", "--lossless", "-"], &json);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again, doc);
+}

@@ -45,7 +45,9 @@
 //! ```
 //!
 //! with `"header"` present only when the document has user header data, and
-//! `"protocol"`, `"compression"` and `"nodes"` optional.
+//! `"protocol"`, `"compression"` and `"nodes"` optional. `"compression"` is
+//! `"none"`, `"snappy"`, `"zlib"`, `"zstd"`, or `"snappy_legacy"` for
+//! protocol 1's non-incremental Snappy framing.
 //!
 //! ```
 //! use sereal::{json, Ref, Value};
@@ -110,6 +112,10 @@ pub struct Document {
     pub protocol: Option<u8>,
     /// The body compression, when known.
     pub compression: Option<Compression>,
+    /// Whether the body is in protocol 1's non-incremental Snappy framing
+    /// ([`EncoderOptions::legacy_snappy`](crate::EncoderOptions::legacy_snappy);
+    /// `"compression": "snappy_legacy"` in lossless JSON).
+    pub legacy_snappy: bool,
     /// The user header data, if the document has any.
     pub header: Option<crate::Document>,
     /// The body.
@@ -129,6 +135,7 @@ impl Document {
         Ok(Document {
             protocol: Some(h.version),
             compression: Some(h.compression),
+            legacy_snappy: h.legacy_snappy,
             header,
             body,
             keep_alive: Vec::new(),
@@ -182,7 +189,11 @@ impl Document {
             m.insert("protocol".into(), p.into());
         }
         if let Some(c) = self.compression {
-            m.insert("compression".into(), compression_name(c).into());
+            let name = match c {
+                Compression::Snappy if self.legacy_snappy => LEGACY_SNAPPY,
+                c => compression_name(c),
+            };
+            m.insert("compression".into(), name.into());
         }
         if let Some(h) = header {
             m.insert("header".into(), h);
@@ -236,12 +247,15 @@ impl Document {
                     .ok_or_else(|| invalid("/protocol", "the protocol version is 1 to 5"))?,
             ),
         };
+        let name = top.get("compression").and_then(Json::as_str);
+        let legacy_snappy = name == Some(LEGACY_SNAPPY);
         let compression = match top.get("compression") {
             None | Some(Json::Null) => None,
-            Some(c) => Some(c.as_str().and_then(compression_from_name).ok_or_else(|| {
+            _ if legacy_snappy => Some(Compression::Snappy),
+            Some(_) => Some(name.and_then(compression_from_name).ok_or_else(|| {
                 invalid(
                     "/compression",
-                    "expected \"none\", \"snappy\", \"zlib\" or \"zstd\"",
+                    "expected \"none\", \"snappy\", \"snappy_legacy\", \"zlib\" or \"zstd\"",
                 )
             })?),
         };
@@ -259,6 +273,7 @@ impl Document {
         Ok(Document {
             protocol,
             compression,
+            legacy_snappy,
             header: header.map(Into::into),
             body: body.into(),
             keep_alive,
@@ -318,6 +333,9 @@ fn invalid(path: &str, msg: &str) -> Error {
     let at = if path.is_empty() { "/" } else { path };
     Error::new(ErrorKind::Invalid(format!("at {at}: {msg}")))
 }
+
+/// The lossless name of protocol 1's non-incremental Snappy framing.
+const LEGACY_SNAPPY: &str = "snappy_legacy";
 
 fn compression_name(c: Compression) -> &'static str {
     match c {
