@@ -214,8 +214,9 @@ enum Command {
     ///
     /// The files are zstd-compressed JSON Lines (see tests/corpus/README.md): decode
     /// `canon`, re-encode it with the case's options and require Perl's
-    /// exact bytes; decode `srl` and require the same graph. Prints each
-    /// failure and `N passed, M failed`; exits 1 on any failure.
+    /// exact bytes; decode `srl` as Perl 5.003's decoder did (FREEZE objects
+    /// thawed in its order) and require the same graph. Prints each failure
+    /// and `N passed, M failed`; exits 1 on any failure.
     ///
     /// Example: sereal conformance tests/corpus/perl-sereal-5.003/*.jsonl.zst
     Conformance {
