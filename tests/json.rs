@@ -55,6 +55,26 @@ impl std::ops::Deref for Freed {
 /// be the JSON it was made from.
 fn through_json(doc: &Document) -> Result<Freed, String> {
     let j = doc.to_json(true).map_err(|e| format!("to_json: {e}"))?;
+    // each node written as it is made is the text of its JSON
+    let (_, mut streamed) = doc.lossless_parts().map_err(|e| e.to_string())?;
+    let (_, whole) = doc.lossless_parts().map_err(|e| e.to_string())?;
+    for node in whole {
+        let want = serde_json::to_vec(&node.map_err(|e| e.to_string())?).unwrap();
+        let mut got = Vec::new();
+        match streamed.write_next(&mut got) {
+            Some(Ok(())) if got == want => {}
+            other => {
+                return Err(format!(
+                    "a streamed node: {other:?} {} instead of {}",
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want)
+                ))
+            }
+        }
+    }
+    if !streamed.is_finished() || streamed.write_next(&mut Vec::new()).is_some() {
+        return Err("the streamed table goes on".into());
+    }
     let text = serde_json::to_string(&j).map_err(|e| e.to_string())?;
     let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let back = Freed(Document::from_json(&parsed, true).map_err(|e| format!("from_json: {e}"))?);

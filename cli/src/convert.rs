@@ -285,11 +285,13 @@ fn write_nodes(out: &mut dyn Write, nodes: LosslessNodes, compact: bool) -> Res 
         ("[\n    ", ",\n    ", "\n  ]")
     };
     let mut first = true;
-    for n in nodes {
-        let n = n.map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
+    let mut nodes = nodes;
+    while !nodes.is_finished() {
         out.write_all(if first { open } else { sep }.as_bytes())?;
         first = false;
-        serde_json::to_writer(&mut *out, &n).map_err(std::io::Error::from)?;
+        if let Some(done) = nodes.write_next(&mut *out) {
+            done.map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
+        }
     }
     out.write_all(if first { b"[]" } else { close.as_bytes() })?;
     Ok(())

@@ -14,6 +14,12 @@ pub(super) struct Lossless {
 impl Lossless {
     fn id(&mut self, r: &Ref) -> usize {
         let next = self.nodes.len();
+        if r.strong_count() == 1 && r.weak_count() == 0 {
+            // the only handle on the node, met once: no other slot can
+            // name it, so it needs no entry in `ids`
+            self.nodes.push(r.clone());
+            return next;
+        }
         let id = *self.ids.entry(r.addr()).or_insert(next);
         if id == next {
             self.nodes.push(r.clone());
@@ -58,6 +64,80 @@ impl Lossless {
             .map(|v| self.slot(v))
             .collect::<Result<Vec<_>>>()
             .map(Json::Array)
+    }
+
+    /// Writes the JSON of a node of the table as [`Lossless::node`] makes
+    /// it, compact, building the JSON of one element at a time. The keys
+    /// come in the order of a JSON map's (sorted): `"class"` after
+    /// `"array"`, before the other bodies.
+    fn write_node(&mut self, node: &Ref, out: &mut dyn std::io::Write) -> Result<()> {
+        let put = |out: &mut dyn std::io::Write, j: &Json| -> Result<()> {
+            serde_json::to_writer(out, j).map_err(|e| Error::from(std::io::Error::from(e)))
+        };
+        let body = node.try_body()?;
+        let class = node.class().map(|c| key_json(&c));
+        let items: &[Value] = match &*body {
+            Body::Array(a) | Body::Frozen(a) => a,
+            Body::Hash(_) => &[],
+            // small bodies: the whole node at once
+            Body::Scalar(_) | Body::Regexp(_) => {
+                drop(body);
+                let j = self.node(node)?;
+                return put(out, &j);
+            }
+        };
+        let name = match &*body {
+            Body::Array(_) => "array",
+            Body::Frozen(_) => "frozen",
+            _ => "hash",
+        };
+        out.write_all(b"{")?;
+        let class_first = name != "array";
+        if let Some(c) = class.as_ref().filter(|_| class_first) {
+            out.write_all(b"\"class\":")?;
+            put(out, c)?;
+            out.write_all(b",")?;
+        }
+        write!(out, "\"{name}\":[")?;
+        if let Body::Hash(h) = &*body {
+            for (i, (k, v)) in h.iter().enumerate() {
+                out.write_all(if i == 0 { b"[" } else { b",[" })?;
+                if !write_plain_str(k.as_bytes(), k.is_utf8(), out)? {
+                    put(out, &key_json(k))?;
+                }
+                out.write_all(b",")?;
+                self.write_slot(v, out)?;
+                out.write_all(b"]")?;
+            }
+        }
+        for (i, v) in items.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            self.write_slot(v, out)?;
+        }
+        out.write_all(b"]")?;
+        if let Some(c) = class.as_ref().filter(|_| !class_first) {
+            out.write_all(b",\"class\":")?;
+            put(out, c)?;
+        }
+        out.write_all(b"}")?;
+        Ok(())
+    }
+
+    /// Writes the JSON [`Lossless::slot`] makes of `v`: the commonest
+    /// values directly, the others through their JSON.
+    fn write_slot(&mut self, v: &Value, out: &mut dyn std::io::Write) -> Result<()> {
+        match v {
+            Value::Undef => out.write_all(b"null")?,
+            Value::Int(i) => write!(out, "{i}")?,
+            Value::Ref(r) => write!(out, "{{\"ref\":{}}}", self.id(r))?,
+            Value::Bytes(s) if write_plain_str(s.as_bytes(), false, out)? => {}
+            Value::Utf8(s) if write_plain_str(s.as_bytes(), true, out)? => {}
+            _ => serde_json::to_writer(out, &self.slot(v)?)
+                .map_err(|e| Error::from(std::io::Error::from(e)))?,
+        }
+        Ok(())
     }
 
     /// The JSON of a node of the table.
@@ -105,6 +185,49 @@ impl LosslessNodes {
     /// The table of the nodes `w` has met, from the first.
     pub(super) fn new(w: Lossless) -> LosslessNodes {
         LosslessNodes { w, next: 0 }
+    }
+}
+
+impl LosslessNodes {
+    /// Writes the next node of the table to `out` as compact JSON, the text
+    /// `serde_json::to_writer` makes of the node [`Iterator::next`] gives,
+    /// without building the JSON of the node's elements all at once (an
+    /// array of a million elements is written one element at a time).
+    /// `None` after the last node, or after an error.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Decoder, Value};
+    /// let bytes = sereal::encode(&Value::array([Value::array([1]), Value::from("x")])).unwrap();
+    /// let doc = Document::decode(&bytes, &Decoder::default()).unwrap();
+    /// let (_, mut nodes) = doc.lossless_parts().unwrap();
+    /// let mut out = Vec::new();
+    /// while let Some(done) = nodes.write_next(&mut out) {
+    ///     done.unwrap();
+    ///     out.push(b'\n');
+    /// }
+    /// assert_eq!(out, b"{\"array\":[{\"ref\":1},\"x\"]}\n{\"array\":[1]}\n");
+    /// ```
+    pub fn write_next(&mut self, out: &mut dyn std::io::Write) -> Option<Result<()>> {
+        if self.is_finished() {
+            return None;
+        }
+        let node = self.w.nodes.get(self.next)?.clone();
+        self.next += 1;
+        let done = self.w.write_node(&node, out);
+        if done.is_err() {
+            self.next = self.w.nodes.len();
+        }
+        Some(done)
+    }
+}
+
+impl LosslessNodes {
+    /// Whether every node met so far has been given (or an error ended the
+    /// table). Writing a node can meet new ones, so the table may go on
+    /// after a node that was last when it began.
+    pub fn is_finished(&self) -> bool {
+        self.next >= self.w.nodes.len()
     }
 }
 
@@ -387,4 +510,16 @@ impl Drop for Builder<'_> {
             drop(body);
         }
     }
+}
+
+/// Writes a string that lossless JSON shows as a plain JSON string (a byte
+/// string of ASCII, a UTF-8 string that is not all ASCII), as
+/// [`str_json`] makes it; false (nothing written) for the other forms.
+fn write_plain_str(bytes: &[u8], utf8: bool, out: &mut dyn std::io::Write) -> Result<bool> {
+    let plain = match std::str::from_utf8(bytes) {
+        Ok(s) if s.is_ascii() != utf8 => s,
+        _ => return Ok(false),
+    };
+    serde_json::to_writer(out, plain).map_err(|e| Error::from(std::io::Error::from(e)))?;
+    Ok(true)
 }

@@ -75,8 +75,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value::{
     latin1_to_string, string_to_latin1, Array, Body, Hash, Key, Ref, Regexp, Str, Value,
 };
+use hashbrown::HashMap;
 use serde_json::{json, Map, Number, Value as Json};
-use std::collections::HashMap;
 
 mod lossless;
 mod plain;
