@@ -128,9 +128,13 @@ fn show_in(v: &Value, depth: usize) -> String {
     shown
 }
 
-/// A decoder whose THAW, for both classes, logs `Class(data)` and makes
-/// `Class->new($data->{attrs}, @{$data->{inside}})`, as Perl's test does.
-fn thawer(opts: DecoderOptions) -> (Decoder, Arc<Mutex<Vec<String>>>) {
+/// A decoder whose THAW, for both classes, logs `note(class, data)` and
+/// makes `Class->new($data->{attrs}, @{$data->{inside}})`, as Perl's test
+/// does.
+fn thawer_noting(
+    opts: DecoderOptions,
+    note: fn(&str, &Value) -> String,
+) -> (Decoder, Arc<Mutex<Vec<String>>>) {
     let steps = Arc::new(Mutex::new(Vec::new()));
     let mut dec = Decoder::new(opts);
     for class in ["FooInside", "FooOutside"] {
@@ -138,7 +142,7 @@ fn thawer(opts: DecoderOptions) -> (Decoder, Arc<Mutex<Vec<String>>>) {
         dec.on_thaw_shared(class, move |class: &Key, vals: Vec<Value>| {
             let data = &vals[0];
             let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
-            log.lock().unwrap().push(format!("{name}({})", show(data)));
+            log.lock().unwrap().push(note(&name, data));
             let attrs = data.get("attrs").unwrap();
             let attrs: Vec<(String, Value)> = attrs
                 .as_ref()
@@ -163,6 +167,11 @@ fn thawer(opts: DecoderOptions) -> (Decoder, Arc<Mutex<Vec<String>>>) {
         });
     }
     (dec, steps)
+}
+
+/// [`thawer_noting`] with `Class(data)` notes.
+fn thawer(opts: DecoderOptions) -> (Decoder, Arc<Mutex<Vec<String>>>) {
+    thawer_noting(opts, |name, data| format!("{name}({})", show(data)))
 }
 
 /// Perl 5.004's expected THAW sequence for [`perls_struct`].
@@ -255,11 +264,7 @@ fn boxes(lifo: bool) -> (Vec<String>, Value) {
     ]));
     let steps = Arc::new(Mutex::new(Vec::new()));
     let log = steps.clone();
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(if lifo {
-        ThawOrder::Perl5004
-    } else {
-        ThawOrder::Immediate
-    }));
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(order(lifo)));
     dec.on_thaw_shared("Box", move |_, vals| {
         let mut log = log.lock().unwrap();
         log.push(show(&vals[0]));
@@ -284,13 +289,28 @@ fn thaw_lifo_may_return_plain_values_for_nested_objects() {
     assert_eq!(v, Value::from("box4"));
 }
 
-/// `[$a, $b]` where `$b`'s FREEZE data refers to `$a` strongly and weakly,
-/// and the document refers to `$a` again after both.
-fn siblings() -> Vec<u8> {
+/// Perl 5.004's order, or the default.
+fn order(lifo: bool) -> ThawOrder {
+    if lifo {
+        ThawOrder::Perl5004
+    } else {
+        ThawOrder::Immediate
+    }
+}
+
+/// An encoder whose FREEZE of class `P` returns the object's `v`.
+fn p_freezer() -> Encoder {
     let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
     enc.on_freeze("P", |p| {
         Ok(vec![p.as_hash().unwrap().get("v").cloned().unwrap()])
     });
+    enc
+}
+
+/// `[$a, $b]` where `$b`'s FREEZE data refers to `$a` strongly and weakly,
+/// and the document refers to `$a` again after both.
+fn siblings() -> Vec<u8> {
+    let mut enc = p_freezer();
     let a = Ref::hash([("v", Value::from("a"))].into_iter().collect()).blessed("P");
     let b = Ref::hash(
         [("v", Value::array([Value::Ref(a.clone()), Value::weak(&a)]))]
@@ -308,11 +328,7 @@ fn siblings() -> Vec<u8> {
 fn p_thawer(lifo: bool) -> (Decoder, Arc<Mutex<Vec<String>>>) {
     let steps = Arc::new(Mutex::new(Vec::new()));
     let log = steps.clone();
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(if lifo {
-        ThawOrder::Perl5004
-    } else {
-        ThawOrder::Immediate
-    }));
+    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(order(lifo)));
     dec.on_thaw_shared("P", move |_, mut vals| {
         log.lock().unwrap().push(show(&vals[0]));
         let v = vals.pop().unwrap();
@@ -370,10 +386,7 @@ fn thaw_lifo_gives_an_earlier_sibling_frozen_and_then_fixes_the_documents_refere
 #[test]
 fn thaw_lifo_fixes_aliases_to_thawed_objects_and_leaves_weak_references() {
     // [$o, weaken($o)] with $o frozen, written again after as an alias
-    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
-    enc.on_freeze("P", |p| {
-        Ok(vec![p.as_hash().unwrap().get("v").cloned().unwrap()])
-    });
+    let mut enc = p_freezer();
     let o = Ref::hash([("v", Value::from(7))].into_iter().collect()).blessed("P");
     let doc = enc
         .encode(&Value::array([
@@ -440,10 +453,7 @@ fn thaw_lifo_failures_fail_the_decode_and_free_what_was_read() {
 #[test]
 fn thaw_lifo_on_a_frozen_object_that_contains_itself() {
     // $o's FREEZE data holds $o: a cycle through the frozen object
-    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
-    enc.on_freeze("P", |p| {
-        Ok(vec![p.as_hash().unwrap().get("v").cloned().unwrap()])
-    });
+    let mut enc = p_freezer();
     let o = Ref::hash(Default::default()).blessed("P");
     o.hash_mut()
         .unwrap()
@@ -465,10 +475,7 @@ fn thaw_lifo_on_a_frozen_object_that_contains_itself() {
 fn thaw_lifo_frees_a_cycle_closed_through_a_thawed_object() {
     // [$o, $k] where $o's FREEZE data is $k and $k = [$o]: $k and the
     // array of $o's values are a cycle, which THAW's result holds
-    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
-    enc.on_freeze("P", |p| {
-        Ok(vec![p.as_hash().unwrap().get("v").cloned().unwrap()])
-    });
+    let mut enc = p_freezer();
     let o = Ref::hash(Default::default()).blessed("P");
     let k = Ref::array(vec![Value::Ref(o.clone())]);
     o.hash_mut().unwrap().insert("v", Value::Ref(k.clone()));
@@ -542,38 +549,7 @@ print unpack('H*', Sereal::Encoder::encode_sereal($dec, {{ canonical => 1 }})), 
 "#
     ));
     let perl_steps = String::from_utf8(lines[0].clone()).unwrap();
-    let steps = Arc::new(Mutex::new(Vec::new()));
-    let log = steps.clone();
-    let mut dec = Decoder::new(DecoderOptions::new().thaw_order(ThawOrder::Perl5003));
-    for class in ["FooInside", "FooOutside"] {
-        let log = log.clone();
-        dec.on_thaw_shared(class, move |class: &Key, vals: Vec<Value>| {
-            let data = &vals[0];
-            let name = String::from_utf8_lossy(class.as_bytes()).into_owned();
-            log.lock().unwrap().push(label(&name, data));
-            let attrs = data.get("attrs").unwrap();
-            let attrs: Vec<(String, Value)> = attrs
-                .as_ref()
-                .unwrap()
-                .as_hash()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        String::from_utf8_lossy(k.as_bytes()).into_owned(),
-                        v.clone(),
-                    )
-                })
-                .collect();
-            let inside = data.get("inside").unwrap();
-            let inside = inside.as_ref().unwrap().as_array().unwrap().to_vec();
-            Ok(foo(
-                &name,
-                attrs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
-                inside,
-            ))
-        });
-    }
+    let (dec, steps) = thawer_noting(DecoderOptions::new().thaw_order(ThawOrder::Perl5003), label);
     let back = dec.decode(&doc).unwrap();
     assert_eq!(steps.lock().unwrap().join(","), perl_steps);
     assert_eq!(
