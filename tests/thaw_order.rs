@@ -562,3 +562,24 @@ print unpack('H*', Sereal::Encoder::encode_sereal($dec, {{ canonical => 1 }})), 
         .unwrap();
     assert!(ours == lines[1], "Perl 5.003 built another structure");
 }
+
+#[test]
+fn a_thaw_that_drops_a_cycle_in_its_values_leaks_nothing() {
+    // Found by the `thaw` fuzz target under LeakSanitizer: a frozen object
+    // whose values are [a reference to its own array of values, [extra]],
+    // and a THAW that keeps only the last value. The self-referencing array
+    // is then out of the root's reach; the document frees it when dropped
+    // (`.ci/run` runs this under LeakSanitizer, which would report it).
+    let doc = b"=\xF3rl\x05\x00\x32\x66Frozen\x28\xab\x02\x29\x0a\x28\x2b\x01\x65extra";
+    for o in [
+        ThawOrder::Immediate,
+        ThawOrder::Perl5004,
+        ThawOrder::Perl5003,
+    ] {
+        let mut dec = Decoder::new(DecoderOptions::new().thaw_order(o));
+        dec.on_thaw("Frozen", |_, mut vals| Ok(vals.pop().unwrap_or_default()));
+        let v = dec.decode(doc).unwrap();
+        assert_eq!(*v, Value::array(["extra"]), "{o:?}");
+        drop(v);
+    }
+}
