@@ -78,7 +78,9 @@ impl Document {
     /// The root, with the document's care for its cycles given up: the
     /// caller then frees them with [`Value::dismantle`] (or keeps them for
     /// the life of the process), and weak references to Perl's immortal
-    /// scalars die with the document.
+    /// scalars die with the document. A cycle the root no longer reaches
+    /// (among FREEZE values a THAW handler dropped) cannot be freed that
+    /// way: to have it freed, drop the document instead.
     pub fn into_value(mut self) -> Value {
         self.extra = None;
         std::mem::take(&mut self.root)
