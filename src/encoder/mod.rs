@@ -5,7 +5,10 @@
 //! options: which nodes to track (by reference count), `REFN ARRAY` versus
 //! `ARRAYREF_n`, `REFP`/`ALIAS`/`COPY`/`OBJECTV` placement, float widths.
 
+mod held;
+mod order;
 mod seen;
+mod strings;
 mod writer;
 
 use crate::compress::{self, Compression};

@@ -1,7 +1,9 @@
 //! The traversal: one pass over the graph, writing into one buffer.
 
-use super::seen::{key_slot, Retained, Seen, Spare};
-use super::{CallbackPolicy, Callbacks, EncoderOptions, KeyOrder};
+use super::held::{snapshot, Held};
+use super::order::entry_order;
+use super::seen::{Retained, Seen, Spare};
+use super::{CallbackPolicy, Callbacks, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -9,80 +11,6 @@ use crate::value::guard::Scope;
 use crate::value::{Body, ClassNames, Foreign, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
-
-/// How to read the reference count of a slot's node as Perl would: the
-/// live strong count less the `own` handles the encoder itself holds on it,
-/// and never less than `floor`.
-///
-/// A slot of a snapshot copy (the Snapshot policy) has the copy's handles
-/// as `own` and, as `floor`, the node's count when the copy was made (the
-/// copy's handles not included). Until a callback changes something the
-/// two readings agree; a callback that drops handles cannot lower the count
-/// below what the graph had when the container was entered (which keeps
-/// its sharing), and one that adds handles raises it, as it does for Guard.
-#[derive(Clone, Copy)]
-struct Held {
-    own: usize,
-    floor: usize,
-}
-
-impl Held {
-    /// A slot of the graph itself (or of the encoder's FREEZE values).
-    const GRAPH: Held = Held::own(0);
-
-    /// A slot on whose node the encoder holds `own` handles.
-    const fn own(own: usize) -> Held {
-        Held { own, floor: 0 }
-    }
-
-    #[inline]
-    fn count(self, rc: &Rc<Node>) -> usize {
-        Rc::strong_count(rc)
-            .saturating_sub(self.own)
-            .max(self.floor)
-    }
-}
-
-/// The node a slot holds a strong handle on, if any.
-fn slot_node(v: &Value) -> Option<&Rc<Node>> {
-    match v {
-        Value::Ref(r) | Value::Alias(r) => Some(&r.0),
-        _ => None,
-    }
-}
-
-/// The slots of a body, in the order [`Writer::write_body`] numbers them.
-fn slots(body: &Body) -> impl Iterator<Item = &Value> {
-    let (one, many, entries): (Option<&Value>, &[Value], &[(Key, Value)]) = match body {
-        Body::Scalar(v) => (Some(v), &[], &[]),
-        Body::Array(items) | Body::Frozen(items) => (None, items, &[]),
-        Body::Hash(h) => (None, &[], h.entries()),
-        Body::Regexp(_) => (None, &[], &[]),
-    };
-    one.into_iter()
-        .chain(many)
-        .chain(entries.iter().map(|(_, v)| v))
-}
-
-/// The Snapshot policy's copy of a body, with how to count each of its
-/// slots' nodes.
-fn snapshot(body: &Body) -> (Body, Vec<Held>) {
-    let before: Vec<usize> = slots(body)
-        .map(|v| slot_node(v).map_or(0, Rc::strong_count))
-        .collect();
-    let copy = body.clone();
-    let held = slots(&copy)
-        .zip(before)
-        .map(|(v, floor)| match slot_node(v) {
-            Some(rc) => Held {
-                own: Rc::strong_count(rc) - floor,
-                floor,
-            },
-            None => Held::GRAPH,
-        })
-        .collect();
-    (copy, held)
-}
 
 /// How the encoder reached a node.
 #[derive(Clone, Copy)]
@@ -174,17 +102,17 @@ impl<'e> Writer<'e> {
     }
 
     #[inline]
-    fn offset(&self) -> u64 {
+    pub(super) fn offset(&self) -> u64 {
         (self.out.len() - self.base) as u64
     }
 
     #[inline]
-    fn tag_varint(&mut self, t: u8, n: u64) {
+    pub(super) fn tag_varint(&mut self, t: u8, n: u64) {
         protocol::write_tag_varint(self.out, t, n);
     }
 
     #[inline]
-    fn set_track_flag(&mut self, offset: u64) {
+    pub(super) fn set_track_flag(&mut self, offset: u64) {
         self.out[self.base + offset as usize] |= TRACK_FLAG;
     }
 
@@ -411,103 +339,6 @@ impl<'e> Writer<'e> {
         } else {
             self.out.push(tag::DOUBLE);
             self.out.extend_from_slice(&d.to_le_bytes());
-        }
-    }
-
-    /// Writes a string value, or a hash key written as a string (`key`:
-    /// Perl's `cmp` orders), deduplicated as the options say.
-    fn write_string(&mut self, bytes: &[u8], utf8: bool, key: bool) {
-        if self.dedupe && bytes.len() > 3 {
-            let here = self.offset();
-            if let Some(off) = self.seen.dedupe.find_or_insert(bytes, utf8, here) {
-                if self.opts.aliased_dedupe_strings {
-                    self.set_track_flag(off);
-                    self.tag_varint(tag::ALIAS, off);
-                    return;
-                }
-                if key || self.may_copy(off) {
-                    self.tag_varint(tag::COPY, off);
-                    return;
-                }
-            }
-        }
-        self.write_pv(bytes, utf8);
-    }
-
-    /// Whether a `COPY` of the string at `off` reads back as written: the
-    /// string is no tracked node's body, or every handle the node had when
-    /// it was written has been met since (so no reference to it follows,
-    /// unless a FREEZE callback returns more handles on it than it holds).
-    fn may_copy(&self, off: u64) -> bool {
-        self.seen
-            .copy_targets
-            .get(&(off as usize))
-            .is_none_or(|&left| left == 0)
-    }
-
-    #[inline]
-    fn write_pv(&mut self, bytes: &[u8], utf8: bool) {
-        protocol::write_pv(self.out, bytes, utf8);
-    }
-
-    /// Writes a hash key, or `COPY` of its first writing. Perl remembers
-    /// every key; a key no other hash holds cannot repeat and is not
-    /// remembered, until a callback has run: it may make new hashes with the
-    /// key (a FREEZE result, a key added to a hash not written yet). Before
-    /// the first callback runs, the keys written unremembered are found in
-    /// the output (`note_written_keys`).
-    #[inline]
-    fn write_key(&mut self, k: &Key) {
-        if !self.opts.no_shared_hashkeys && (self.retained.on || k.may_repeat()) {
-            let addr = k.addr();
-            let slot = key_slot(addr);
-            let (cached, off) = self.seen.key_cache.get(slot);
-            if cached == addr {
-                self.tag_varint(tag::COPY, off);
-                return;
-            }
-            let here = self.offset();
-            match self.seen.keys.entry(addr) {
-                Entry::Occupied(e) => {
-                    let off = *e.get();
-                    self.seen.key_cache.set(slot, (addr, off));
-                    self.tag_varint(tag::COPY, off);
-                    return;
-                }
-                Entry::Vacant(e) => {
-                    e.insert(here);
-                    self.retained.key(k);
-                }
-            }
-        }
-        self.write_pv(k.as_bytes(), k.is_utf8());
-    }
-
-    /// Remembers every hash key written so far as a string, found by
-    /// scanning the body written so far: a key no other hash held was not
-    /// remembered when written, and a callback may now repeat it. Keys are
-    /// remembered by content, as Perl's shared keys are; the first writing
-    /// of each wins.
-    fn note_written_keys(&mut self) {
-        if self.opts.no_shared_hashkeys {
-            return;
-        }
-        let body = &self.out[self.body_start..];
-        for p in crate::stream::key_positions(body) {
-            let Some(&t) = body.get(p) else { continue };
-            let (len, start) = match t {
-                tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (usize::from(t & 31), p + 1),
-                _ => match protocol::read_varint(&body[p + 1..]) {
-                    Some((n, used)) => (n as usize, p + 1 + used),
-                    None => continue,
-                },
-            };
-            let Some(bytes) = body.get(start..start + len) else {
-                continue;
-            };
-            let off = (self.body_start + p - self.base) as u64;
-            self.retained
-                .note_key(self.seen, Key::new(bytes, t == tag::STR_UTF8), off);
         }
     }
 
@@ -891,24 +722,7 @@ impl<'e> Writer<'e> {
                 // In Perl's cmp order, Perl writes the keys as strings (its
                 // key SVs), not as hash keys.
                 let as_strings = self.opts.key_order.is_some();
-                let order = match self.opts.key_order {
-                    Some(o) => Some(sorted(n, |a, b| {
-                        let c = perl_cmp(&entries[a].0, &entries[b].0);
-                        match o {
-                            KeyOrder::Cmp => c,
-                            KeyOrder::ReverseCmp => c.reverse(),
-                        }
-                    })),
-                    None if self.opts.sort_keys && n > 1 => Some(sorted(n, |a, b| {
-                        let (a, b) = (&entries[a].0, &entries[b].0);
-                        (a.as_bytes().len(), !a.is_utf8(), a.as_bytes()).cmp(&(
-                            b.as_bytes().len(),
-                            !b.is_utf8(),
-                            b.as_bytes(),
-                        ))
-                    })),
-                    None => None,
-                };
+                let order = entry_order(entries, self.opts.key_order, self.opts.sort_keys);
                 let entry = |i: usize| {
                     let (k, v) = &entries[i];
                     if as_strings {
@@ -962,20 +776,4 @@ fn is_dedupe_string(body: &Body) -> bool {
         Body::Scalar(Value::Utf8(s)) => s.as_bytes().len() > 3,
         _ => false,
     }
-}
-
-fn sorted(n: usize, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_unstable_by(|&a, &b| cmp(a, b));
-    order
-}
-
-/// Perl's `cmp` of two hash keys: by code point, a byte string's bytes
-/// being Latin-1 (Perl upgrades it to compare with a UTF-8 string); equal
-/// text with different flags puts the byte string first.
-fn perl_cmp(a: &Key, b: &Key) -> std::cmp::Ordering {
-    if a.is_utf8() == b.is_utf8() {
-        return a.as_bytes().cmp(b.as_bytes());
-    }
-    a.text().cmp(&b.text()).then(a.is_utf8().cmp(&b.is_utf8()))
 }

@@ -79,7 +79,9 @@ impl<'o> Reader<'_, 'o> {
             && !self.opts.no_thaw_objects;
         // In Perl's orders frozen objects are listed in the order their
         // data starts, and thawed when the document has been read.
-        let slot = match self.thaw.get(&class) {
+        let thaw: &'o ClassMap<Thaw> = self.thaw;
+        let registered = thaw.get(&class);
+        let slot = match registered {
             Some(_) if deferred => {
                 self.thaws.push(None);
                 Some(self.thaws.len() - 1)
@@ -102,7 +104,7 @@ impl<'o> Reader<'_, 'o> {
             node.bless("Sereal::Decoder::THAW_args");
             return Ok(wrap(node));
         }
-        let handler = match self.thaw.get(&class) {
+        let handler = match registered {
             Some(h) => {
                 let refusal = if self.thaw_allowed.is_some_and(|a| !a.contains(&class)) {
                     Some("not in thaw_allow_classes")
