@@ -45,18 +45,14 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);
     forward!(Want::Bool; deserialize_bool);
 
+    #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // A plain UNDEF (no PAD, no track flag) is read in place.
         if let Some(&(tag::UNDEF | tag::CANONICAL_UNDEF)) = self.body.get(self.pos) {
             self.pos += 1;
             return visitor.visit_none();
         }
-        if self.next_is_undef() {
-            self.parse(IgnoredAny, Want::Any)?;
-            visitor.visit_none()
-        } else {
-            visitor.visit_some(self)
-        }
+        self.option(visitor)
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(

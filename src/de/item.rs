@@ -5,84 +5,73 @@ use super::*;
 impl<'de> Deserializer<'de> {
     /// Reads one value and hands it to `visitor`. The commonest untracked
     /// scalars (integers, short strings) are read here; the rest, and
-    /// these when cut short, by `parse_item`.
+    /// these when cut short, by `parse_item`. What is read here is not
+    /// charged to the tag budget: the container it is in paid for it.
     #[inline(always)]
     pub(super) fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
         let at = self.pos;
-        if self.budget > 0 {
-            match self.body.get(at) {
-                Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) => {
-                    let end = at + 1 + (t & 31) as usize;
-                    if end <= self.body.len() {
-                        self.budget -= 1;
+        match self.body.get(at) {
+            Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) => {
+                let end = at + 1 + (t & 31) as usize;
+                if end <= self.body.len() {
+                    self.pos = end;
+                    return self
+                        .string(visitor, at + 1..end, false, want)
+                        .map_err(|e| self.located(e, at));
+                }
+            }
+            Some(&tag::STR_UTF8) => {
+                // A length under 128 is one byte; a string over the
+                // limit is refused by `parse_item`.
+                if let Some(&n @ 0..=127) = self.body.get(at + 1) {
+                    let end = at + 2 + n as usize;
+                    let max = self.opts.max_string_length;
+                    if end <= self.body.len() && (max == 0 || n as usize <= max) {
                         self.pos = end;
                         return self
-                            .string(visitor, at + 1..end, false, want)
+                            .string(visitor, at + 2..end, true, want)
                             .map_err(|e| self.located(e, at));
                     }
                 }
-                Some(&tag::STR_UTF8) => {
-                    // A length under 128 is one byte; a string over the
-                    // limit is refused by `parse_item`.
-                    if let Some(&n @ 0..=127) = self.body.get(at + 1) {
-                        let end = at + 2 + n as usize;
-                        let max = self.opts.max_string_length;
-                        if end <= self.body.len() && (max == 0 || n as usize <= max) {
-                            self.budget -= 1;
-                            self.pos = end;
-                            return self
-                                .string(visitor, at + 2..end, true, want)
-                                .map_err(|e| self.located(e, at));
-                        }
-                    }
-                }
-                Some(&t @ tag::POS_0..=tag::POS_15) if want != Want::Bool || t > 1 => {
-                    self.budget -= 1;
-                    self.pos = at + 1;
-                    return visitor
-                        .visit_u64(u64::from(t))
-                        .map_err(|e| self.located(e, at));
-                }
-                Some(&t @ tag::NEG_16..=tag::NEG_1) => {
-                    self.budget -= 1;
-                    self.pos = at + 1;
-                    return visitor
-                        .visit_i64(i64::from(t) - 32)
-                        .map_err(|e| self.located(e, at));
-                }
-                Some(&tag::ZIGZAG) => {
-                    if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
-                        self.budget -= 1;
-                        self.pos = at + 1 + len;
-                        return visitor
-                            .visit_i64(protocol::zigzag_decode(n))
-                            .map_err(|e| self.located(e, at));
-                    }
-                }
-                Some(&tag::VARINT) => {
-                    // One byte, inline: a call returning a `Result` through
-                    // memory stalls on reading it back.
-                    if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
-                        self.budget -= 1;
-                        self.pos = at + 2;
-                        return visitor
-                            .visit_u64(u64::from(n))
-                            .map_err(|e| self.located(e, at));
-                    }
-                    if let Some(&[lo, hi @ 0..=0x7f]) = self.body.get(at + 1..at + 3) {
-                        self.budget -= 1;
-                        self.pos = at + 3;
-                        let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
-                        return visitor.visit_u64(n).map_err(|e| self.located(e, at));
-                    }
-                    if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
-                        self.budget -= 1;
-                        self.pos = at + 1 + len;
-                        return visitor.visit_u64(n).map_err(|e| self.located(e, at));
-                    }
-                }
-                _ => {}
             }
+            // One-byte integers as `u8`, which every integer visitor
+            // takes without a range check.
+            Some(&t @ tag::POS_0..=tag::POS_15) if want != Want::Bool || t > 1 => {
+                self.pos = at + 1;
+                return visitor.visit_u8(t).map_err(|e| self.located(e, at));
+            }
+            Some(&t @ tag::NEG_16..=tag::NEG_1) => {
+                self.pos = at + 1;
+                return visitor
+                    .visit_i64(i64::from(t) - 32)
+                    .map_err(|e| self.located(e, at));
+            }
+            Some(&tag::ZIGZAG) => {
+                if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
+                    self.pos = at + 1 + len;
+                    return visitor
+                        .visit_i64(protocol::zigzag_decode(n))
+                        .map_err(|e| self.located(e, at));
+                }
+            }
+            Some(&tag::VARINT) => {
+                // One byte, inline: a call returning a `Result` through
+                // memory stalls on reading it back.
+                if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
+                    self.pos = at + 2;
+                    return visitor.visit_u8(n).map_err(|e| self.located(e, at));
+                }
+                if let Some(&[lo, hi @ 0..=0x7f]) = self.body.get(at + 1..at + 3) {
+                    self.pos = at + 3;
+                    let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
+                    return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                }
+                if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
+                    self.pos = at + 1 + len;
+                    return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                }
+            }
+            _ => {}
         }
         self.parse_item(visitor, want, false)
     }
@@ -103,7 +92,7 @@ impl<'de> Deserializer<'de> {
         // The tracked items this call put on the path.
         let mut marks = Vec::new();
         let v = self.parse_marked(visitor, want, referent, &mut marks);
-        if let Some(seen) = &mut self.seen {
+        if let Some(seen) = self.seen.as_mut() {
             for m in marks {
                 seen.path.remove(&m);
             }
@@ -122,10 +111,8 @@ impl<'de> Deserializer<'de> {
         // A tracked PAD tracks the item after it, at the PAD's offset.
         let mut tracked_pad = None;
         loop {
-            self.budget = self.budget.checked_sub(1).ok_or_else(|| {
-                self.err(ErrorKind::LimitExceeded("document expands too much".into()))
-            })?;
             let at = self.pos;
+            self.prepay(1, at)?;
             let b = self.byte()?;
             let t = b & !TRACK_FLAG;
             if t == tag::PAD {
@@ -240,10 +227,12 @@ impl<'de> Deserializer<'de> {
                 }
                 tag::ARRAY => {
                     let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    self.prepay(n, at)?;
                     Stack::run(self, |de| de.seq(visitor, n))
                 }
                 tag::HASH => {
                     let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    self.prepay(n, at)?;
                     Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
                 tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
@@ -253,6 +242,7 @@ impl<'de> Deserializer<'de> {
                     {
                         return Err(self.err_at(kind, at));
                     }
+                    self.prepay(n, at)?;
                     self.nested::<V>(|de| de.seq(visitor, n))
                 }
                 tag::HASHREF_0..=tag::HASHREF_15 => {
@@ -261,6 +251,7 @@ impl<'de> Deserializer<'de> {
                     {
                         return Err(self.err_at(kind, at));
                     }
+                    self.prepay(n, at)?;
                     self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
                 }
                 tag::REGEXP => {
@@ -274,4 +265,22 @@ impl<'de> Deserializer<'de> {
             return v.map_err(|e| self.located(e, at));
         }
     }
+
+    /// Charges `n` tags to the budget: a tag read here, or a container's
+    /// `n` elements or values (which `parse` then reads free).
+    #[inline]
+    fn prepay(&mut self, n: usize, at: usize) -> Result<()> {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.err_at(too_expanded(), at)),
+        }
+    }
+}
+
+#[cold]
+fn too_expanded() -> ErrorKind {
+    ErrorKind::LimitExceeded("document expands too much".into())
 }

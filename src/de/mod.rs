@@ -13,6 +13,7 @@
 
 use crate::decoder::{
     document_size_check, frame, over_limit, string_over_limit, DecoderOptions, Header,
+    DEFAULT_OPTIONS,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -20,6 +21,7 @@ use crate::stack::{HasStack, Stack};
 use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::mem::ManuallyDrop;
 use std::ops::Range;
 
 mod access;
@@ -79,12 +81,15 @@ pub struct Deserializer<'de> {
     depth: usize,
     max_depth: usize,
     // tags left to read: REFP/ALIAS re-read their targets, so a document
-    // could otherwise expand exponentially
+    // could otherwise expand exponentially. A container pays for its
+    // elements when it starts (so the scalars among them are read without
+    // a charge), and every other tag for itself: a nested container is
+    // charged twice, which the budget allows for.
     budget: usize,
     opts: Limits,
     stack: Stack,
     // made at the first tracked item or class name
-    seen: Option<Box<Seen>>,
+    seen: Rare<Seen>,
     /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
     /// ways by a hash of the position: position + 1 (0: empty) and the
     /// key. Made at the first key COPY.
@@ -112,6 +117,39 @@ struct Seen {
     tracked: HashSet<usize>,
     path: HashSet<usize>,
     classes: HashSet<usize>,
+}
+
+/// State that most documents never make: dropped out of line, so that
+/// dropping a deserializer that never made it costs a test.
+struct Rare<T>(ManuallyDrop<Option<Box<T>>>);
+
+impl<T> Drop for Rare<T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: the field is not used again.
+        if let Some(made) = unsafe { ManuallyDrop::take(&mut self.0) } {
+            drop_made(made);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn drop_made<T>(made: Box<T>) {
+    drop(made);
+}
+
+impl<T> std::ops::Deref for Rare<T> {
+    type Target = Option<Box<T>>;
+    fn deref(&self) -> &Option<Box<T>> {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Rare<T> {
+    fn deref_mut(&mut self) -> &mut Option<Box<T>> {
+        &mut self.0
+    }
 }
 
 const KEY_SETS: usize = 64;
@@ -200,7 +238,7 @@ impl<'de> Deserializer<'de> {
         input_len: usize,
         opts: &DecoderOptions,
     ) -> Deserializer<'de> {
-        let budget = body.len().saturating_mul(64).saturating_add(1 << 16);
+        let budget = body.len().saturating_mul(128).saturating_add(1 << 17);
         let max_depth = if opts.max_recursion_depth == 0 {
             usize::MAX
         } else {
@@ -224,7 +262,7 @@ impl<'de> Deserializer<'de> {
                 refuse_objects: opts.refuse_objects,
             },
             stack: Stack::lazy(),
-            seen: None,
+            seen: Rare(ManuallyDrop::new(None)),
             key_copies: Vec::new(),
         }
     }
@@ -481,13 +519,25 @@ impl<'de> Deserializer<'de> {
     /// A plain `DOUBLE` at `at`, read (the common form of a float).
     #[inline]
     fn double_at(&mut self, at: usize) -> Option<f64> {
-        if self.budget == 0 || self.body.get(at) != Some(&tag::DOUBLE) {
+        if self.body.get(at) != Some(&tag::DOUBLE) {
             return None;
         }
         let b: [u8; 8] = self.body.get(at + 1..at + 9)?.try_into().ok()?;
-        self.budget -= 1;
         self.pos = at + 9;
         Some(f64::from_le_bytes(b))
+    }
+
+    /// An `Option` whose value is not a plain `UNDEF`: `None` for what
+    /// reads as undef (after `PAD`s, or a weak reference back into the
+    /// path), else `Some` of the value.
+    #[inline(never)]
+    fn option<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        if self.next_is_undef() {
+            self.parse(IgnoredAny, Want::Any)?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
     }
 
     fn next_is_undef(&self) -> bool {
@@ -533,7 +583,7 @@ fn float<'de, V: Visitor<'de>>(
 /// assert_eq!((a, b.as_str(), c), (1, "two", vec![3.5]));
 /// ```
 pub fn from_slice<'de, T: de::Deserialize<'de>>(input: &'de [u8]) -> Result<T> {
-    from_slice_with(input, DecoderOptions::default())
+    deserialize(input, &DEFAULT_OPTIONS)
 }
 
 /// As [`from_slice`], with decoder options (limits, refusals).
@@ -541,8 +591,13 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     input: &'de [u8],
     opts: DecoderOptions,
 ) -> Result<T> {
-    let (body, shift, base, frame_end) = Deserializer::framed(input, &opts)?;
-    let mut de = Deserializer::over(body, shift, base, frame_end, input.len(), &opts);
+    deserialize(input, &opts)
+}
+
+#[inline(always)]
+fn deserialize<'de, T: de::Deserialize<'de>>(input: &'de [u8], opts: &DecoderOptions) -> Result<T> {
+    let (body, shift, base, frame_end) = Deserializer::framed(input, opts)?;
+    let mut de = Deserializer::over(body, shift, base, frame_end, input.len(), opts);
     let v = T::deserialize(&mut de).map_err(|e| de.located(e, 0))?;
     de.end()?;
     Ok(v)

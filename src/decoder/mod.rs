@@ -14,6 +14,7 @@ use std::sync::Arc;
 mod options;
 mod reader;
 
+pub(crate) use options::DEFAULT_OPTIONS;
 pub use options::{DecoderOptions, ThawOrder};
 
 use reader::Reader;

@@ -132,31 +132,36 @@ pub enum ThawOrder {
 
 impl Default for DecoderOptions {
     fn default() -> Self {
-        DecoderOptions {
-            refuse_snappy: false,
-            refuse_zlib: false,
-            refuse_zstd: false,
-            refuse_objects: false,
-            no_bless_objects: false,
-            validate_utf8: false,
-            max_recursion_depth: 10_000,
-            max_num_hash_entries: 0,
-            max_num_array_entries: 0,
-            max_string_length: 0,
-            thaw_allow_classes: None,
-            thaw_deny_raw: false,
-            max_document_size: 0,
-            max_uncompressed_size: 256 << 20,
-            no_thaw_objects: false,
-            use_undef: false,
-            alias_smallint: false,
-            alias_varint_under: 0,
-            set_readonly: false,
-            set_readonly_scalars: false,
-            thaw_order: ThawOrder::Immediate,
-        }
+        DEFAULTS
     }
 }
+
+/// The default options, for the one-shot entry points to read in place.
+pub(crate) static DEFAULT_OPTIONS: DecoderOptions = DEFAULTS;
+
+const DEFAULTS: DecoderOptions = DecoderOptions {
+    refuse_snappy: false,
+    refuse_zlib: false,
+    refuse_zstd: false,
+    refuse_objects: false,
+    no_bless_objects: false,
+    validate_utf8: false,
+    max_recursion_depth: 10_000,
+    max_num_hash_entries: 0,
+    max_num_array_entries: 0,
+    max_string_length: 0,
+    thaw_allow_classes: None,
+    thaw_deny_raw: false,
+    max_document_size: 0,
+    max_uncompressed_size: 256 << 20,
+    no_thaw_objects: false,
+    use_undef: false,
+    alias_smallint: false,
+    alias_varint_under: 0,
+    set_readonly: false,
+    set_readonly_scalars: false,
+    thaw_order: ThawOrder::Immediate,
+};
 
 macro_rules! setters {
     ($($name:ident: $t:ty),* $(,)?) => {$(
