@@ -231,3 +231,53 @@ fn perl_documents_with_large_hashes_reencode_to_perls_bytes() {
         }
     }
 }
+
+/// An outer `HASH` of 300 entries `o0..` whose entry 5 holds `inner` (a
+/// document of [`hash_with_duplicate`]) and whose entry `dup` (if any)
+/// repeats the key of entry 7; gives the document, the offset of the
+/// repeated outer key, and where the inner hash's body starts.
+fn nested_hashes(inner: &[u8], dup: usize) -> (Vec<u8>, usize, usize) {
+    let mut doc = b"=\xF3rl\x05\x00".to_vec();
+    doc.push(0x28); // REFN
+    doc.push(0x2a); // HASH
+    write_varint(&mut doc, 300);
+    let (mut at, mut inner_at) = (0, 0);
+    for i in 0..300usize {
+        let name = format!("o{}", if i == dup { 7 } else { i });
+        if i == dup {
+            at = doc.len();
+        }
+        doc.push(0x60 + name.len() as u8);
+        doc.extend_from_slice(name.as_bytes());
+        if i == 5 {
+            doc.push(0x28); // REFN
+            inner_at = doc.len();
+            doc.extend_from_slice(&inner[7..]); // HASH n ..., after the header and REFN
+        } else {
+            doc.push(0x01);
+        }
+    }
+    (doc, at, inner_at)
+}
+
+#[test]
+fn duplicate_keys_in_nested_large_hashes_are_refused_at_their_offsets() {
+    // Both hashes are indexed after they are read: the keys of the inner
+    // one must not shift the offsets of the outer one, nor the reverse.
+    let (inner, _) = hash_with_duplicate(100, 0, usize::MAX);
+    let (doc, at, _) = nested_hashes(&inner, 250);
+    let err = decode(&doc).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Invalid(m) if m.contains("duplicate key \"o7\"")),
+        "{err}"
+    );
+    assert_eq!(err.offset(), Some(at), "{err}");
+    let (inner, inner_dup) = hash_with_duplicate(100, 3, 60);
+    let (doc, _, inner_at) = nested_hashes(&inner, usize::MAX);
+    let err = decode(&doc).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Invalid(m) if m.contains("duplicate key \"k3\"")),
+        "{err}"
+    );
+    assert_eq!(err.offset(), Some(inner_at + inner_dup - 7), "{err}");
+}

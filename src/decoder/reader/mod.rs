@@ -509,18 +509,22 @@ impl<'a, 'o> Reader<'a, 'o> {
         } else {
             Key::new
         };
+        // Where each key is, for the error of a duplicate: a stack shared
+        // with the large hashes inside this one, grown once per hash (`n`
+        // is bounded by the bytes left).
         let first = self.key_pos.len();
+        self.key_pos.reserve(n);
         for _ in 0..n {
             self.key_pos.push(self.pos);
             let k = self.read_key(start, make)?;
             self.read_into(h.push_unindexed(k))?;
         }
-        let indexed = h.index_all();
-        let key_pos = self.key_pos.split_off(first);
-        match indexed {
+        let r = match h.index_all() {
             Ok(()) => Ok(h),
-            Err(i) => Err(self.duplicate_key(&h.entries()[i].0, key_pos[i])),
-        }
+            Err(i) => Err(self.duplicate_key(&h.entries()[i].0, self.key_pos[first + i])),
+        };
+        self.key_pos.truncate(first);
+        r
     }
 
     fn duplicate_key(&self, k: &Key, at: usize) -> Error {
