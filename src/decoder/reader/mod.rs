@@ -514,6 +514,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         // is bounded by the bytes left).
         let first = self.key_pos.len();
         self.key_pos.reserve(n);
+        self.keys.reserve(n);
         for _ in 0..n {
             self.key_pos.push(self.pos);
             let k = self.read_key(start, make)?;
@@ -844,6 +845,12 @@ struct ReadKeys {
 impl ReadKeys {
     fn push(&mut self, (at, key): (usize, Key)) {
         self.list.push((at, key));
+    }
+
+    /// Makes room for `n` more keys (a large hash's, grown once instead of
+    /// by doubling copies).
+    fn reserve(&mut self, n: usize) {
+        self.list.reserve(n);
     }
 
     /// The key whose tag is at `pos`.
