@@ -181,6 +181,15 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     #[inline]
     fn varint(&mut self) -> Result<u64> {
+        // One byte (small counts, lengths, offsets and integers) in place.
+        if let Some(&b @ 0..=0x7f) = self.buf.get(self.pos) {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        self.long_varint()
+    }
+
+    fn long_varint(&mut self) -> Result<u64> {
         match protocol::varint_at(self.buf, self.pos) {
             Ok((n, len)) => {
                 self.pos += len;
