@@ -40,10 +40,18 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     forward!(Want::Any; deserialize_any, deserialize_char,
         deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
-        deserialize_seq, deserialize_map, deserialize_identifier, deserialize_ignored_any);
+        deserialize_identifier, deserialize_ignored_any);
     forward!(Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);
     forward!(Want::Bool; deserialize_bool);
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.container(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.container(visitor)
+    }
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -90,7 +98,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.parse(visitor, Want::Any)
+        self.container(visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(

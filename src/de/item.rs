@@ -76,6 +76,37 @@ impl<'de> Deserializer<'de> {
         self.parse_item(visitor, want, false)
     }
 
+    /// Reads a value a sequence, map or struct is wanted from: the short
+    /// forms of an untracked array or hash reference here, as `parse_item`
+    /// reads them, and anything else by `parse`.
+    #[inline]
+    pub(super) fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let at = self.pos;
+        match self.body.get(at) {
+            Some(&t @ tag::ARRAYREF_0..=tag::ARRAYREF_15) => {
+                let n = (t & 15) as usize;
+                if let Some(kind) = over_limit(n as u64, self.opts.max_num_array_entries, "array") {
+                    return Err(self.err_at(kind, at));
+                }
+                self.prepay(n + 1, at)?;
+                self.pos = at + 1;
+                self.nested::<V>(|de| de.seq(visitor, n))
+                    .map_err(|e| self.located(e, at))
+            }
+            Some(&t @ tag::HASHREF_0..=tag::HASHREF_15) => {
+                let n = (t & 15) as usize;
+                if let Some(kind) = over_limit(n as u64, self.opts.max_num_hash_entries, "hash") {
+                    return Err(self.err_at(kind, at));
+                }
+                self.prepay(n + 1, at)?;
+                self.pos = at + 1;
+                self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
+                    .map_err(|e| self.located(e, at))
+            }
+            _ => self.parse(visitor, Want::Any),
+        }
+    }
+
     /// Reads one value, a `REFN`'s referent if `referent`. Levels count as
     /// the decoder counts them, where it counts them: one for the node a
     /// referent or a tracked item is (an `ARRAY` or `HASH` in it adds none),

@@ -909,9 +909,14 @@ fn is_immortal(r: &Ref) -> bool {
 
 /// The error for a container (`what`) of `n` entries over `limit` (0: no
 /// limit), if it is over.
+#[inline]
 pub(crate) fn over_limit(n: u64, limit: usize, what: &str) -> Option<ErrorKind> {
-    (limit != 0 && n > limit as u64)
-        .then(|| ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})")))
+    (limit != 0 && n > limit as u64).then(|| too_many(n, limit, what))
+}
+
+#[cold]
+fn too_many(n: u64, limit: usize, what: &str) -> ErrorKind {
+    ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})"))
 }
 
 /// The node an `OBJECT` blesses: the referent of a reference, or of the
