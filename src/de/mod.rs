@@ -514,8 +514,6 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
-    /// Whether the next value (after PADs) is undefined, or a weak
-    /// reference back into the path, which reads as undef.
     /// A plain `DOUBLE` at `at`, read (the common form of a float).
     #[inline]
     fn double_at(&mut self, at: usize) -> Option<f64> {
@@ -540,6 +538,8 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// Whether the next value (after PADs) is undefined, or a weak
+    /// reference back into the path, which reads as undef.
     fn next_is_undef(&self) -> bool {
         let mut p = self.pos;
         while let Some(&b) = self.body.get(p) {

@@ -695,18 +695,67 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// keeps the hot loops clear of store-forwarding stalls on its copy.
     #[inline]
     fn value_into(&mut self, t: u8, at: usize, out: &mut Value) -> Result<()> {
-        *out = match t {
-            tag::POS_0..=tag::POS_15 if self.alias_below != 0 => self.alias_of(i64::from(t)),
-            tag::NEG_16..=tag::NEG_1 if self.alias_below != 0 => self.alias_of(i64::from(t) - 32),
-            tag::POS_0..=tag::POS_15 => Value::Int(i64::from(t)),
-            tag::NEG_16..=tag::NEG_1 => Value::Int(i64::from(t) - 32),
+        // The commonest scalars are each written by their own store, not
+        // through the value the other arms make (see `put`).
+        match t {
+            tag::POS_0..=tag::POS_15 if self.alias_below == 0 => {
+                put(out, Value::Int(i64::from(t)));
+                return Ok(());
+            }
+            tag::NEG_16..=tag::NEG_1 if self.alias_below == 0 => {
+                put(out, Value::Int(i64::from(t) - 32));
+                return Ok(());
+            }
+            tag::VARINT if self.alias_below == 0 => {
+                let n = self.varint()?;
+                put(out, Value::from(n));
+                return Ok(());
+            }
+            tag::ZIGZAG => {
+                let n = protocol::zigzag_decode(self.varint()?);
+                put(out, Value::Int(n));
+                return Ok(());
+            }
+            tag::DOUBLE => {
+                let d = f64::from_le_bytes(self.fixed()?);
+                put(out, Value::Double(d));
+                return Ok(());
+            }
+            tag::REFN => {
+                let node = self.read_node()?;
+                put(out, Value::Ref(node));
+                return Ok(());
+            }
+            tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
+                self.enter()?;
+                let n = (t & 15) as usize;
+                let (limit, what) = if t <= tag::ARRAYREF_15 {
+                    (self.opts.max_num_array_entries, "array")
+                } else {
+                    (self.opts.max_num_hash_entries, "hash")
+                };
+                if let Some(kind) = over_limit(n as u64, limit, what) {
+                    return Err(self.err_at(kind, at));
+                }
+                let body = if t <= tag::ARRAYREF_15 {
+                    Body::Array(self.grow(|r| r.array_items(n))?)
+                } else {
+                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
+                };
+                self.depth -= 1;
+                put(out, Value::Ref(Ref::new(body)));
+                return Ok(());
+            }
+            _ => {}
+        }
+        let v = match t {
+            tag::POS_0..=tag::POS_15 => self.alias_of(i64::from(t)),
+            tag::NEG_16..=tag::NEG_1 => self.alias_of(i64::from(t) - 32),
             tag::VARINT => match self.varint()? {
                 n if n < self.alias_below && self.alias_below > 16 => self.alias_of(n as i64),
                 n => Value::from(n),
             },
-            tag::ZIGZAG => Value::Int(protocol::zigzag_decode(self.varint()?)),
             tag::FLOAT => Value::Float(f32::from_le_bytes(self.fixed()?)),
-            tag::DOUBLE => Value::Double(f64::from_le_bytes(self.fixed()?)),
             tag::LONG_DOUBLE => Value::LongDouble(Box::new(self.fixed()?)),
             tag::FLOAT_128 => Value::Float128(Box::new(self.fixed()?)),
             tag::UNDEF if self.opts.use_undef => Value::CanonicalUndef,
@@ -721,7 +770,6 @@ impl<'a, 'o> Reader<'a, 'o> {
                 string_into(out, b, kind);
                 return Ok(());
             }
-            tag::REFN => Value::Ref(self.read_node()?),
             tag::REFP | tag::ALIAS => {
                 let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
                 // Only registered items resolve, and an item is registered
@@ -745,25 +793,6 @@ impl<'a, 'o> Reader<'a, 'o> {
                 } else {
                     Value::Alias(node)
                 }
-            }
-            tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
-                self.enter()?;
-                let n = (t & 15) as usize;
-                let (limit, what) = if t <= tag::ARRAYREF_15 {
-                    (self.opts.max_num_array_entries, "array")
-                } else {
-                    (self.opts.max_num_hash_entries, "hash")
-                };
-                if let Some(kind) = over_limit(n as u64, limit, what) {
-                    return Err(self.err_at(kind, at));
-                }
-                let body = if t <= tag::ARRAYREF_15 {
-                    Body::Array(self.grow(|r| r.array_items(n))?)
-                } else {
-                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
-                };
-                self.depth -= 1;
-                Value::Ref(Ref::new(body))
             }
             tag::ARRAY | tag::HASH | tag::REGEXP => Value::Alias(self.node_from_tag(t, at, false)?),
             tag::OBJECT | tag::OBJECTV => {
@@ -806,8 +835,23 @@ impl<'a, 'o> Reader<'a, 'o> {
             }
             _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
         };
+        put(out, v);
         Ok(())
     }
+}
+
+/// Sets `out` to `v`. The slots the reader fills hold `Undef`, which owns
+/// nothing: written over without a call to drop it, `v` goes from
+/// registers to the slot, instead of through a stack copy whose wide reload
+/// of narrow stores stalls (store forwarding fails).
+#[inline(always)]
+fn put(out: &mut Value, v: Value) {
+    if !matches!(out, Value::Undef) {
+        *out = Value::Undef;
+    }
+    // SAFETY: `out` is valid for writes and holds `Undef`, which has no
+    // destructor to skip.
+    unsafe { std::ptr::write(out, v) }
 }
 
 impl Reader<'_, '_> {
