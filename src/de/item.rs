@@ -84,27 +84,30 @@ impl<'de> Deserializer<'de> {
         let at = self.pos;
         match self.body.get(at) {
             Some(&t @ tag::ARRAYREF_0..=tag::ARRAYREF_15) => {
-                let n = (t & 15) as usize;
-                if let Some(kind) = over_limit(n as u64, self.opts.max_num_array_entries, "array") {
-                    return Err(self.err_at(kind, at));
-                }
-                self.prepay(n + 1, at)?;
-                self.pos = at + 1;
+                let n = self.short_container(t, at, self.opts.max_num_array_entries, "array")?;
                 self.nested::<V>(|de| de.seq(visitor, n))
                     .map_err(|e| self.located(e, at))
             }
             Some(&t @ tag::HASHREF_0..=tag::HASHREF_15) => {
-                let n = (t & 15) as usize;
-                if let Some(kind) = over_limit(n as u64, self.opts.max_num_hash_entries, "hash") {
-                    return Err(self.err_at(kind, at));
-                }
-                self.prepay(n + 1, at)?;
-                self.pos = at + 1;
+                let n = self.short_container(t, at, self.opts.max_num_hash_entries, "hash")?;
                 self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
                     .map_err(|e| self.located(e, at))
             }
             _ => self.parse(visitor, Want::Any),
         }
+    }
+
+    /// Steps over the `ARRAYREF_n`/`HASHREF_n` tag `t` at `at`, checked
+    /// against `limit` and paid for with its elements; gives their count.
+    #[inline(always)]
+    fn short_container(&mut self, t: u8, at: usize, limit: usize, what: &str) -> Result<usize> {
+        let n = (t & 15) as usize;
+        if let Some(kind) = over_limit(n as u64, limit, what) {
+            return Err(self.err_at(kind, at));
+        }
+        self.prepay(n + 1, at)?;
+        self.pos = at + 1;
+        Ok(n)
     }
 
     /// Reads one value, a `REFN`'s referent if `referent`. Levels count as
