@@ -14,6 +14,7 @@ use std::sync::Arc;
 mod options;
 mod reader;
 
+#[cfg(feature = "serde")]
 pub(crate) use options::DEFAULT_OPTIONS;
 pub use options::{DecoderOptions, ThawOrder};
 

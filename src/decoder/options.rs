@@ -136,7 +136,9 @@ impl Default for DecoderOptions {
     }
 }
 
-/// The default options, for the one-shot entry points to read in place.
+/// The default options, for the one-shot serde entry points to read in
+/// place.
+#[cfg(feature = "serde")]
 pub(crate) static DEFAULT_OPTIONS: DecoderOptions = DEFAULTS;
 
 const DEFAULTS: DecoderOptions = DecoderOptions {
