@@ -1,0 +1,228 @@
+//! Values: what one untracked tag reads as, written into its slot.
+
+use super::strings::string_into;
+use super::{over_limit, Reader};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, tag};
+use crate::value::{Body, Key, Ref, Value};
+
+impl Reader<'_, '_> {
+    pub(super) fn value_from_tag(&mut self, t: u8, at: usize) -> Result<Value> {
+        let mut v = Value::Undef;
+        self.value_into(t, at, &mut v)?;
+        Ok(v)
+    }
+
+    /// Reads the value whose (untracked) tag `t` was read at `at` into
+    /// `out`. Writing in place, rather than returning the 24-byte value,
+    /// keeps the hot loops clear of store-forwarding stalls on its copy.
+    #[inline]
+    pub(super) fn value_into(&mut self, t: u8, at: usize, out: &mut Value) -> Result<()> {
+        // The commonest scalars are each written by their own store, not
+        // through the value the other arms make (see `put`).
+        match t {
+            tag::POS_0..=tag::POS_15 if self.alias_below == 0 => {
+                put(out, Value::Int(i64::from(t)));
+                return Ok(());
+            }
+            tag::NEG_16..=tag::NEG_1 if self.alias_below == 0 => {
+                put(out, Value::Int(i64::from(t) - 32));
+                return Ok(());
+            }
+            tag::VARINT if self.alias_below == 0 => {
+                let n = self.varint()?;
+                put(out, Value::from(n));
+                return Ok(());
+            }
+            tag::ZIGZAG => {
+                let n = protocol::zigzag_decode(self.varint()?);
+                put(out, Value::Int(n));
+                return Ok(());
+            }
+            tag::DOUBLE => {
+                let d = f64::from_le_bytes(self.fixed()?);
+                put(out, Value::Double(d));
+                return Ok(());
+            }
+            tag::REFN => {
+                let node = self.read_node()?;
+                put(out, Value::Ref(node));
+                return Ok(());
+            }
+            tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
+                self.enter()?;
+                let n = (t & 15) as usize;
+                let (limit, what) = if t <= tag::ARRAYREF_15 {
+                    (self.opts.max_num_array_entries, "array")
+                } else {
+                    (self.opts.max_num_hash_entries, "hash")
+                };
+                if let Some(kind) = over_limit(n as u64, limit, what) {
+                    return Err(self.err_at(kind, at));
+                }
+                let body = if t <= tag::ARRAYREF_15 {
+                    Body::Array(self.grow(|r| r.array_items(n))?)
+                } else {
+                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
+                };
+                self.depth -= 1;
+                put(out, Value::Ref(Ref::new(body)));
+                return Ok(());
+            }
+            _ => {}
+        }
+        let v = match t {
+            tag::POS_0..=tag::POS_15 => self.alias_of(i64::from(t)),
+            tag::NEG_16..=tag::NEG_1 => self.alias_of(i64::from(t) - 32),
+            tag::VARINT => match self.varint()? {
+                n if n < self.alias_below && self.alias_below > 16 => self.alias_of(n as i64),
+                n => Value::from(n),
+            },
+            tag::FLOAT => Value::Float(f32::from_le_bytes(self.fixed()?)),
+            tag::LONG_DOUBLE => Value::LongDouble(Box::new(self.fixed()?)),
+            tag::FLOAT_128 => Value::Float128(Box::new(self.fixed()?)),
+            tag::UNDEF if self.opts.use_undef => Value::CanonicalUndef,
+            tag::UNDEF => Value::Undef,
+            tag::CANONICAL_UNDEF => Value::CanonicalUndef,
+            tag::YES => Value::Bool(true),
+            tag::NO => Value::Bool(false),
+            tag::TRUE => Value::True,
+            tag::FALSE => Value::False,
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
+                let (b, kind) = self.string(t, true)?.expect("string tag");
+                string_into(out, b, kind);
+                return Ok(());
+            }
+            tag::REFP | tag::ALIAS => {
+                let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
+                // Only registered items resolve, and an item is registered
+                // when its tag is read: a REFP may name its own tracked tag
+                // (Perl writes `$x = \$x` that way).
+                let off = self.varint()?;
+                let item = self
+                    .tracked
+                    .as_mut()
+                    .and_then(|m| m.get_mut(&(off as usize)))
+                    .ok_or_else(|| Error::at(ErrorKind::BadOffset(off, what), at))?;
+                let node = item.node.clone();
+                if item.open && at != self.weak_ref_at {
+                    // A strong reference back into what is being read: a
+                    // cycle, which the document frees when it is dropped.
+                    item.open = false;
+                    self.cycles.push(node.clone());
+                }
+                if t == tag::REFP {
+                    Value::Ref(node)
+                } else {
+                    Value::Alias(node)
+                }
+            }
+            tag::ARRAY | tag::HASH | tag::REGEXP => Value::Alias(self.node_from_tag(t, at, false)?),
+            tag::OBJECT | tag::OBJECTV => {
+                let class = self.object_class(t == tag::OBJECT, at)?;
+                let v = self.nested_value()?;
+                let target = object_target(&v).ok_or_else(|| {
+                    self.err_at(
+                        ErrorKind::Invalid("an object must be a reference".into()),
+                        at,
+                    )
+                })?;
+                if !self.opts.no_bless_objects {
+                    target.bless(class);
+                }
+                v
+            }
+            tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => self.frozen_object(t, at)?,
+            tag::WEAKEN => {
+                self.weak_ref_at = self.pos;
+                let Value::Ref(r) = self.nested_value()? else {
+                    return Err(
+                        self.err_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at)
+                    );
+                };
+                let w = r.downgrade();
+                if is_immortal(&r) {
+                    self.keep.push(r);
+                } else {
+                    self.weak_keep.push(r);
+                }
+                Value::Weak(w)
+            }
+            tag::COPY => {
+                if let Some(p) = self.copy_into(at, out)? {
+                    let node = Ref::scalar(std::mem::take(out));
+                    self.track(p, &node, false);
+                    *out = Value::Alias(node);
+                }
+                return Ok(());
+            }
+            _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+        };
+        put(out, v);
+        Ok(())
+    }
+}
+
+/// Sets `out` to `v`. The slots the reader fills hold `Undef`, which owns
+/// nothing: written over without a call to drop it, `v` goes from
+/// registers to the slot, instead of through a stack copy whose wide reload
+/// of narrow stores stalls (store forwarding fails).
+#[inline(always)]
+fn put(out: &mut Value, v: Value) {
+    if !matches!(out, Value::Undef) {
+        *out = Value::Undef;
+    }
+    // SAFETY: `out` is valid for writes and holds `Undef`, which has no
+    // destructor to skip.
+    unsafe { std::ptr::write(out, v) }
+}
+
+impl Reader<'_, '_> {
+    /// The class of an `OBJECT` (`literal`: a class name follows) or an
+    /// `OBJECTV` (an offset to an earlier class name follows).
+    pub(super) fn object_class(&mut self, literal: bool, at: usize) -> Result<Key> {
+        if self.opts.refuse_objects {
+            return Err(self.err_at(
+                ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
+                at,
+            ));
+        }
+        if literal {
+            return self.class_name();
+        }
+        let off = self.varint()?;
+        let p = self.target(off, at, "OBJECTV")?;
+        match self.classes.at(p) {
+            Some(k) => Ok(k.clone()),
+            None => Err(self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
+        }
+    }
+}
+
+/// Whether `r` is a cell holding one of Perl's immortal scalars (`PL_sv_yes`,
+/// `PL_sv_no`, `PL_sv_undef`): Perl never frees those, so a weak reference
+/// to one stays alive.
+fn is_immortal(r: &Ref) -> bool {
+    matches!(
+        r.try_body().as_deref(),
+        Ok(Body::Scalar(
+            Value::True | Value::False | Value::CanonicalUndef
+        ))
+    )
+}
+
+/// The node an `OBJECT` blesses: the referent of a reference, or of the
+/// reference held in a tracked cell, or a container that is the slot itself
+/// (how this crate writes a [`Value::Alias`] of a blessed container; Perl's
+/// decoder refuses it).
+fn object_target(v: &Value) -> Option<Ref> {
+    match v {
+        Value::Ref(r) => Some(r.clone()),
+        Value::Alias(node) => match &*node.try_body().ok()? {
+            Body::Scalar(Value::Ref(r)) => Some(r.clone()),
+            Body::Scalar(_) => None,
+            _ => Some(node.clone()),
+        },
+        _ => None,
+    }
+}
