@@ -97,15 +97,25 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Steps over the `ARRAYREF_n`/`HASHREF_n` tag `t` at `at`, checked
-    /// against `limit` and paid for with its elements; gives their count.
+    /// The element count of the `ARRAYREF_n`/`HASHREF_n` tag `t` read at
+    /// `at`, checked against `limit` and paid for (the tag itself is paid
+    /// by the caller).
     #[inline(always)]
-    fn short_container(&mut self, t: u8, at: usize, limit: usize, what: &str) -> Result<usize> {
+    fn short_count(&mut self, t: u8, at: usize, limit: usize, what: &str) -> Result<usize> {
         let n = (t & 15) as usize;
         if let Some(kind) = over_limit(n as u64, limit, what) {
             return Err(self.err_at(kind, at));
         }
-        self.prepay(n + 1, at)?;
+        self.prepay(n, at)?;
+        Ok(n)
+    }
+
+    /// Steps over the `ARRAYREF_n`/`HASHREF_n` tag `t` at `at`, paying for
+    /// it and its elements; gives their count.
+    #[inline(always)]
+    fn short_container(&mut self, t: u8, at: usize, limit: usize, what: &str) -> Result<usize> {
+        self.prepay(1, at)?;
+        let n = self.short_count(t, at, limit, what)?;
         self.pos = at + 1;
         Ok(n)
     }
@@ -270,22 +280,11 @@ impl<'de> Deserializer<'de> {
                     Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
                 tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
-                    let n = (t & 15) as usize;
-                    if let Some(kind) =
-                        over_limit(n as u64, self.opts.max_num_array_entries, "array")
-                    {
-                        return Err(self.err_at(kind, at));
-                    }
-                    self.prepay(n, at)?;
+                    let n = self.short_count(t, at, self.opts.max_num_array_entries, "array")?;
                     self.nested::<V>(|de| de.seq(visitor, n))
                 }
                 tag::HASHREF_0..=tag::HASHREF_15 => {
-                    let n = (t & 15) as usize;
-                    if let Some(kind) = over_limit(n as u64, self.opts.max_num_hash_entries, "hash")
-                    {
-                        return Err(self.err_at(kind, at));
-                    }
-                    self.prepay(n, at)?;
+                    let n = self.short_count(t, at, self.opts.max_num_hash_entries, "hash")?;
                     self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
                 }
                 tag::REGEXP => {
