@@ -34,7 +34,7 @@ pub use compress::Compression;
 #[cfg(feature = "serde")]
 pub use de::{from_reader, from_slice, from_slice_with, from_value, Deserializer};
 pub use decoder::{
-    decode, looks_like_sereal, Decoder, DecoderOptions, Documents, Header, ThawOrder,
+    decode, decode_bytes, looks_like_sereal, Decoder, DecoderOptions, Documents, Header, ThawOrder,
 };
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions, KeyOrder};
 pub use error::{Error, ErrorKind, IoError, Result};

@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::local::{elsewhere, Handler, ThreadBound};
 use crate::protocol;
 use crate::value::{ClassMap, ClassNames, Document, Key, Value};
+use bytes::Bytes;
 use std::borrow::Cow;
 use std::ops::Range;
 use std::rc::Rc;
@@ -207,10 +208,30 @@ impl std::fmt::Debug for Decoder {
 /// assert_eq!(doc, sereal::Value::array([sereal::Value::from(1), "a".into()]));
 /// ```
 pub fn decode(input: &[u8]) -> Result<Document> {
-    // One default decoder for the process: it holds no handler, so it is
-    // the same on every thread.
+    default_decoder().decode(input)
+}
+
+/// Decodes the body of a document held in a shared buffer, with the
+/// default options, keeping its long strings as slices of that buffer
+/// instead of copies: see [`Decoder::decode_bytes`].
+///
+/// ```
+/// use bytes::Bytes;
+/// use sereal::Value;
+/// let page = "<p>".repeat(400);
+/// let input = Bytes::from(sereal::encode(&Value::array([page.as_str()])).unwrap());
+/// let doc = sereal::decode_bytes(&input).unwrap();
+/// assert_eq!(doc, Value::array([page.as_str()]));
+/// ```
+pub fn decode_bytes(input: &Bytes) -> Result<Document> {
+    default_decoder().decode_bytes(input)
+}
+
+/// One default decoder for the process: it holds no handler, so it is the
+/// same on every thread.
+fn default_decoder() -> &'static Decoder {
     static DEFAULT: std::sync::LazyLock<Decoder> = std::sync::LazyLock::new(Decoder::default);
-    DEFAULT.decode(input)
+    &DEFAULT
 }
 
 impl Decoder {
@@ -329,6 +350,43 @@ impl Decoder {
         self.body(input, &header)
     }
 
+    /// Decodes the document's body from a shared buffer (what network
+    /// libraries hand out, a `Bytes` of a socket read or an HTTP body),
+    /// keeping each string too long to be stored inline (over 22 bytes) as
+    /// a slice of that buffer instead of a copy: no allocation and no copy
+    /// per long string. The body of a compressed document is decompressed
+    /// once into a buffer of its own, which its strings share in the same
+    /// way.
+    ///
+    /// Each such string holds the buffer: the memory stays allocated while
+    /// any of them lives, even after the rest of the document is dropped.
+    /// Copy a string that outlives its document ([`Str::new`] of its
+    /// bytes) to let the buffer go. Hash keys, class names and regexps are
+    /// copied as [`decode`](Self::decode) copies them. The graph, the
+    /// errors and every option are those of [`decode`](Self::decode).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use sereal::{Decoder, Value};
+    /// let body = "a long string, as a web page or a JSON blob would be".repeat(20);
+    /// let input = Bytes::from(sereal::encode(&Value::hash([("body", body.as_str())])).unwrap());
+    /// let doc = Decoder::default().decode_bytes(&input).unwrap();
+    /// let Some(Value::Bytes(s) | Value::Utf8(s)) = doc.get("body") else { unreachable!() };
+    /// assert!(s.is_shared());
+    /// assert_eq!(s.as_bytes(), body.as_bytes());
+    /// ```
+    ///
+    /// [`Str::new`]: crate::Str::new
+    pub fn decode_bytes(&self, input: &Bytes) -> Result<Document> {
+        let header = Header::parse(input)?;
+        document_size_check(&self.opts, input.len())?;
+        let (v, end) = self.shared_body_prefix(input, &header, Some(input))?;
+        if end != input.len() {
+            return Err(Error::at(ErrorKind::TrailingData, end));
+        }
+        Ok(v)
+    }
+
     /// Decodes the user header data and the body.
     pub fn decode_with_header(&self, input: &[u8]) -> Result<(Option<Document>, Document)> {
         let header = Header::parse(input)?;
@@ -441,8 +499,28 @@ impl Decoder {
     }
 
     fn any_body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
+        self.shared_body_prefix(input, header, None)
+    }
+
+    /// As `any_body_prefix`; `shared`, when given, is the buffer `input`
+    /// is the bytes of, whose long strings the document keeps as slices.
+    fn shared_body_prefix(
+        &self,
+        input: &[u8],
+        header: &Header,
+        shared: Option<&Bytes>,
+    ) -> Result<(Document, usize)> {
         let (body, shift, end) = frame(&self.opts, input, header)?;
-        let reader = Reader::new(&body, shift, self);
+        // A decompressed body becomes the shared buffer itself.
+        let inflated = match (shared, body) {
+            (Some(_), Cow::Owned(body)) => Ok(Bytes::from(body)),
+            (_, body) => Err(body),
+        };
+        let (buf, source): (&[u8], _) = match &inflated {
+            Ok(body) => (body, Some(body)),
+            Err(body) => (body, shared),
+        };
+        let reader = Reader::new(buf, shift, self).sharing(source);
         match end {
             None => {
                 let (v, used) = reader

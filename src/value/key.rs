@@ -133,7 +133,7 @@ impl Key {
         Rc::get_mut(&mut inner)
             .expect("a new Rc is unique")
             .bytes
-            .assign(bytes);
+            .assign(bytes, Str::new);
         Key(inner)
     }
 

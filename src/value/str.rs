@@ -1,18 +1,29 @@
 //! `Str`: an owned byte string that keeps up to 22 bytes inline.
 
+use bytes::Bytes;
 use std::fmt;
 use std::mem::ManuallyDrop;
+use std::sync::Arc;
 
 const INLINE: usize = 22;
 const HEAP: u8 = u8::MAX;
+const SHARED: u8 = u8::MAX - 1;
 
 /// An owned byte string, 23 bytes in size, that stores strings of up to 22
-/// bytes inline and longer ones in one heap allocation.
+/// bytes inline and longer ones in one heap allocation, or as a slice of a
+/// shared [`Bytes`] buffer.
 ///
 /// It is the payload of [`Value::Bytes`](crate::Value::Bytes) and
 /// [`Value::Utf8`](crate::Value::Utf8): most strings in real data are short,
 /// and keeping them inside the value means no allocation and no pointer to
 /// chase when they are built, encoded or decoded.
+///
+/// A document decoded with [`decode_bytes`](crate::decode_bytes) keeps its
+/// long strings as slices of the input buffer ([`is_shared`](Str::is_shared)):
+/// no copy, and the buffer lives as long as one of them does. Such a string
+/// reads, compares and encodes as any other; [`to_bytes`](Str::to_bytes)
+/// hands out its slice without a copy, and [`Str::new`] of its bytes makes
+/// an unshared copy that does not hold the buffer.
 ///
 /// ```
 /// use sereal::Str;
@@ -36,6 +47,11 @@ pub struct Str {
 /// aligned pointers.
 const HEAP_PTR: std::ops::Range<usize> = 6..14;
 const HEAP_LEN: std::ops::Range<usize> = 14..22;
+/// A shared string: its bytes' pointer at `HEAP_PTR`, the pointer of the
+/// `Arc<Bytes>` that owns them at `SHARED_OWNER` (aligned, as above) and its
+/// length, under 4 GiB, at `SHARED_LEN`.
+const SHARED_OWNER: std::ops::Range<usize> = 14..22;
+const SHARED_LEN: std::ops::Range<usize> = 2..6;
 
 impl Str {
     /// The empty string.
@@ -49,14 +65,15 @@ impl Str {
     /// whose wide reloads of the narrow stores a copy of a few bytes makes
     /// stall (store forwarding fails); written where it lives, nothing reads
     /// the bytes back until they have landed.
+    /// A string too long for `data` is made by `long`.
     #[inline]
-    pub(crate) fn assign(&mut self, bytes: &[u8]) {
+    pub(crate) fn assign(&mut self, bytes: &[u8], long: impl FnOnce(&[u8]) -> Str) {
         debug_assert!(self.is_empty() && self.is_inline());
         if bytes.len() <= INLINE {
             self.data[..bytes.len()].copy_from_slice(bytes);
             self.tag = bytes.len() as u8;
         } else {
-            *self = Str::from_box(bytes.into());
+            *self = long(bytes);
         }
     }
 
@@ -93,22 +110,58 @@ impl Str {
         Str { tag: HEAP, data }
     }
 
+    /// A string of the bytes `part` of the buffer `owner` holds, sharing
+    /// them: `None` when `part` is not inside that buffer, or is 4 GiB or
+    /// longer.
+    pub(crate) fn shared(owner: &Arc<Bytes>, part: &[u8]) -> Option<Str> {
+        let base = owner.as_ptr() as usize;
+        let start = part.as_ptr() as usize;
+        let inside = start >= base && start + part.len() <= base + owner.len();
+        let len = u32::try_from(part.len()).ok().filter(|_| inside)?;
+        let owner = Arc::into_raw(Arc::clone(owner)) as usize;
+        let mut data = [0u8; INLINE];
+        data[HEAP_PTR].copy_from_slice(&(start as u64).to_le_bytes());
+        data[SHARED_OWNER].copy_from_slice(&(owner as u64).to_le_bytes());
+        data[SHARED_LEN].copy_from_slice(&len.to_le_bytes());
+        Some(Str { tag: SHARED, data })
+    }
+
+    #[inline]
+    fn word(&self, at: std::ops::Range<usize>) -> usize {
+        u64::from_le_bytes(self.data[at].try_into().expect("8 bytes")) as usize
+    }
+
+    /// The pointer and length of a string that is not inline.
     #[inline]
     fn heap_parts(&self) -> (*mut u8, usize) {
-        let ptr = u64::from_le_bytes(self.data[HEAP_PTR].try_into().expect("8 bytes")) as usize;
-        let len = u64::from_le_bytes(self.data[HEAP_LEN].try_into().expect("8 bytes")) as usize;
-        (ptr as *mut u8, len)
+        let len = if self.tag == HEAP {
+            self.word(HEAP_LEN)
+        } else {
+            u32::from_le_bytes(self.data[SHARED_LEN].try_into().expect("4 bytes")) as usize
+        };
+        (self.word(HEAP_PTR) as *mut u8, len)
+    }
+
+    /// The owner of a shared string's bytes, still owned by the string.
+    fn owner(&self) -> ManuallyDrop<Arc<Bytes>> {
+        debug_assert_eq!(self.tag, SHARED);
+        // SAFETY: a SHARED tag means `data` holds a pointer from
+        // `Arc::into_raw` whose count this `Str` owns (see `shared`); the
+        // `ManuallyDrop` leaves that count alone.
+        ManuallyDrop::new(unsafe { Arc::from_raw(self.word(SHARED_OWNER) as *const Bytes) })
     }
 
     /// The bytes of the string.
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        if self.tag != HEAP {
+        if self.tag <= INLINE as u8 {
             &self.data[..self.tag as usize]
         } else {
             let (ptr, len) = self.heap_parts();
             // SAFETY: a HEAP tag means `data` holds the parts of a live
-            // `Box<[u8]>` owned by this `Str` (see `from_box`).
+            // `Box<[u8]>` owned by this `Str` (see `from_box`); a SHARED
+            // one, a part of the bytes of a `Bytes` that this `Str` keeps
+            // alive (see `shared`).
             unsafe { std::slice::from_raw_parts(ptr, len) }
         }
     }
@@ -116,7 +169,7 @@ impl Str {
     /// The length in bytes.
     #[inline]
     pub fn len(&self) -> usize {
-        if self.tag != HEAP {
+        if self.tag <= INLINE as u8 {
             self.tag as usize
         } else {
             self.heap_parts().1
@@ -132,7 +185,51 @@ impl Str {
     /// Whether the bytes are stored inside the value (22 bytes or fewer).
     #[inline]
     pub fn is_inline(&self) -> bool {
-        self.tag != HEAP
+        self.tag <= INLINE as u8
+    }
+
+    /// Whether the bytes are a slice of a shared buffer (see
+    /// [`decode_bytes`](crate::decode_bytes)), which this string keeps alive.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use sereal::{Str, Value};
+    /// let long = "a string longer than twenty-two bytes";
+    /// let doc = sereal::encode(&Value::array([long, "short"])).unwrap();
+    /// let v = sereal::decode_bytes(&Bytes::from(doc)).unwrap().into_value();
+    /// let shared: Vec<bool> = (0..2)
+    ///     .map(|i| matches!(v.at(i), Some(Value::Bytes(s) | Value::Utf8(s)) if s.is_shared()))
+    ///     .collect();
+    /// assert_eq!(shared, [true, false]);
+    /// assert!(!Str::new(long.as_bytes()).is_shared());
+    /// ```
+    #[inline]
+    pub fn is_shared(&self) -> bool {
+        self.tag == SHARED
+    }
+
+    /// The bytes as a [`Bytes`]: for a shared string, a slice of the buffer
+    /// it shares (no copy); otherwise a copy.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use sereal::Value;
+    /// let text = "x".repeat(1000);
+    /// let input = Bytes::from(sereal::encode(&Value::from(text.as_str())).unwrap());
+    /// let v = sereal::decode_bytes(&input).unwrap().into_value();
+    /// let (Value::Bytes(s) | Value::Utf8(s)) = &v else { unreachable!() };
+    /// let s = s.to_bytes();
+    /// assert_eq!(s, text.as_bytes());
+    /// // the same memory as the input's
+    /// let at = s.as_ptr() as usize - input.as_ptr() as usize;
+    /// assert_eq!(&input[at..at + 1000], text.as_bytes());
+    /// ```
+    pub fn to_bytes(&self) -> Bytes {
+        if self.tag == SHARED {
+            self.owner().slice_ref(self.as_bytes())
+        } else {
+            Bytes::copy_from_slice(self.as_bytes())
+        }
     }
 
     /// The string as `&str` when its bytes are valid UTF-8.
@@ -140,7 +237,8 @@ impl Str {
         std::str::from_utf8(self.as_bytes()).ok()
     }
 
-    /// Converts into a `Vec<u8>`, reusing the allocation of a long string.
+    /// Converts into a `Vec<u8>`, reusing the allocation of a long string
+    /// that is not shared.
     pub fn into_vec(self) -> Vec<u8> {
         if self.tag != HEAP {
             return self.as_bytes().to_vec();
@@ -159,6 +257,8 @@ impl Drop for Str {
             // SAFETY: the parts come from `Box::into_raw` in `from_box`, and
             // this is the only owner.
             drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) });
+        } else if self.tag == SHARED {
+            drop(ManuallyDrop::into_inner(self.owner()));
         }
     }
 }
@@ -166,13 +266,20 @@ impl Drop for Str {
 impl Clone for Str {
     #[inline]
     fn clone(&self) -> Str {
-        if self.tag != HEAP {
-            Str {
+        match self.tag {
+            HEAP => Str::new(self.as_bytes()),
+            SHARED => {
+                // One more count on the owner, for the copy.
+                std::mem::forget(Arc::clone(&self.owner()));
+                Str {
+                    tag: SHARED,
+                    data: self.data,
+                }
+            }
+            _ => Str {
                 tag: self.tag,
                 data: self.data,
-            }
-        } else {
-            Str::new(self.as_bytes())
+            },
         }
     }
 }

@@ -6,7 +6,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::{Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value};
+use bytes::Bytes;
 use hashbrown::HashMap;
+use std::cell::OnceCell;
+use std::sync::Arc;
 
 mod frozen;
 mod strings;
@@ -25,6 +28,11 @@ const BATCH_INDEX: usize = 64;
 /// Reads one body. Errors carry offsets into `buf`.
 pub(super) struct Reader<'a, 'o> {
     buf: &'a [u8],
+    /// The shared buffer `buf` lies in, whose long strings are kept as
+    /// slices of it (`Decoder::decode_bytes`), and the handle on it that
+    /// they share, made at the first.
+    source: Option<&'a Bytes>,
+    owner: OnceCell<Arc<Bytes>>,
     pos: usize,
     // body offset of buf[0]
     shift: usize,
@@ -90,6 +98,8 @@ impl<'a, 'o> Reader<'a, 'o> {
     pub(super) fn new(buf: &'a [u8], shift: usize, dec: &'o Decoder) -> Self {
         Reader {
             buf,
+            source: None,
+            owner: OnceCell::new(),
             pos: 0,
             shift,
             opts: &dec.opts,
@@ -116,6 +126,11 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaws_ended: 0,
             stack: Stack::lazy(),
         }
+    }
+
+    /// Reads long strings as slices of `source`, the buffer `buf` lies in.
+    pub(super) fn sharing(self, source: Option<&'a Bytes>) -> Self {
+        Reader { source, ..self }
     }
 
     /// The shared cell of integer `n`, for `alias_smallint` and

@@ -5,6 +5,7 @@ use super::{Reader, StrKind};
 use crate::error::{ErrorKind, Result};
 use crate::protocol::{tag, TRACK_FLAG};
 use crate::value::{Body, Key, Regexp, Str, Value};
+use std::sync::Arc;
 
 impl<'a> Reader<'a, '_> {
     /// The string whose tag `t` was just read, or `None` for a tag that is
@@ -79,7 +80,7 @@ impl<'a> Reader<'a, '_> {
         let off = self.varint()?;
         let p = self.target(off, at, "COPY")?;
         let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
-        string_into(out, b, kind);
+        self.string_into(out, b, kind);
         Ok((self.buf[p] & TRACK_FLAG != 0).then_some(p))
     }
 
@@ -186,15 +187,25 @@ impl ReadKeys {
     }
 }
 
-/// Sets `out` to the string `b`, written in place (see `Str::assign`).
-#[inline]
-pub(super) fn string_into(out: &mut Value, b: &[u8], kind: StrKind) {
-    *out = match kind {
-        StrKind::Bytes => Value::Bytes(Str::EMPTY),
-        StrKind::Utf8 => Value::Utf8(Str::EMPTY),
-    };
-    if let Value::Bytes(s) | Value::Utf8(s) = out {
-        s.assign(b);
+impl Reader<'_, '_> {
+    /// Sets `out` to the string `b`, written in place (see `Str::assign`),
+    /// or, reading from a shared buffer, to a slice of it when `b` is too
+    /// long to be kept inline.
+    #[inline]
+    pub(super) fn string_into(&self, out: &mut Value, b: &[u8], kind: StrKind) {
+        *out = match kind {
+            StrKind::Bytes => Value::Bytes(Str::EMPTY),
+            StrKind::Utf8 => Value::Utf8(Str::EMPTY),
+        };
+        if let Value::Bytes(s) | Value::Utf8(s) = out {
+            s.assign(b, |b| {
+                self.source
+                    .and_then(|src| {
+                        Str::shared(self.owner.get_or_init(|| Arc::new(src.clone())), b)
+                    })
+                    .unwrap_or_else(|| Str::new(b))
+            });
+        }
     }
 }
 

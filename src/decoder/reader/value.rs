@@ -1,6 +1,5 @@
 //! Values: what one untracked tag reads as, written into its slot.
 
-use super::strings::string_into;
 use super::{over_limit, Reader};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag};
@@ -90,7 +89,7 @@ impl Reader<'_, '_> {
             tag::FALSE => Value::False,
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
                 let (b, kind) = self.string(t, true)?.expect("string tag");
-                string_into(out, b, kind);
+                self.string_into(out, b, kind);
                 return Ok(());
             }
             tag::REFP | tag::ALIAS => {
