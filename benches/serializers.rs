@@ -1,7 +1,8 @@
 //! The serializer datasets of seed 001 (undef, num, str1k, str1k unicode,
 //! array_int_10/100/1000, array_str1k_10, array_ustr1k_10,
-//! hash_int_10/100/1000), encoded and decoded by sereal (serde path and
-//! value-graph path) and its peers on the same data.
+//! hash_int_10/100/1000), encoded and decoded by sereal (serde path,
+//! value-graph path, and value-graph path from a shared `Bytes` buffer)
+//! and its peers on the same data.
 
 #[path = "support/peers.rs"]
 mod peers;
@@ -32,6 +33,11 @@ fn bench<T: Serialize + DeserializeOwned>(c: &mut Criterion, name: &str, data: T
     let doc = sereal::encode(&value).unwrap();
     g.bench_function("sereal_value", |b| {
         b.iter(|| sereal::decode(black_box(&doc)).unwrap())
+    });
+    // The same document in a shared buffer: long strings are slices of it.
+    let shared = bytes::Bytes::from(doc);
+    g.bench_function("sereal_value_bytes", |b| {
+        b.iter(|| sereal::decode_bytes(black_box(&shared)).unwrap())
     });
     g.finish();
 }

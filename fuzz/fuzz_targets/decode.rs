@@ -1,6 +1,7 @@
 //! Decode arbitrary bytes: header, body, documents, push-stream and
 //! header-only paths must return Ok or Err, never panic, hang or exhaust
-//! memory; the push stream must agree with `documents`.
+//! memory; the push stream must agree with `documents`, and decoding from
+//! a shared buffer with decoding from a slice.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,6 +11,16 @@ fuzz_target!(|data: &[u8]| {
     let dec = Decoder::new(DecoderOptions::new().max_uncompressed_size(16 << 20));
     // Decoded graphs may hold strong cycles: dismantle them so runs do not
     // accumulate memory.
+    // From a shared buffer (long strings kept as slices of it): the same
+    // graph, or the same error at the same offset.
+    let plain = dec.decode(data);
+    let shared = dec.decode_bytes(&bytes::Bytes::copy_from_slice(data));
+    match (&plain, &shared) {
+        (Ok(a), Ok(b)) => assert!(a == b, "decode_bytes differs: {a:?} vs {b:?}"),
+        (Err(a), Err(b)) => assert_eq!((a.kind(), a.offset()), (b.kind(), b.offset())),
+        _ => panic!("decode and decode_bytes disagree: {plain:?} vs {shared:?}"),
+    }
+    drop((plain, shared));
     if let Ok((header, body)) = dec.decode_with_header(data) {
         body.dismantle();
         header.inspect(|h| h.dismantle());
