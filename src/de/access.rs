@@ -27,9 +27,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let at = self.pos;
+        let at = self.cur.pos();
         if let Some(d) = self.double_at(at) {
-            return float(visitor, d, Want::Any, None).map_err(|e| self.located(e, at));
+            return float(visitor, d, Want::Any, None).map_err(|e| self.cur.place(e, at));
         }
         self.parse(visitor, Want::Any)
     }
@@ -56,8 +56,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // A plain UNDEF (no PAD, no track flag) is read in place.
-        if let Some(&(tag::UNDEF | tag::CANONICAL_UNDEF)) = self.body.get(self.pos) {
-            self.pos += 1;
+        if let Some(&(tag::UNDEF | tag::CANONICAL_UNDEF)) = self.cur.bytes().get(self.cur.pos()) {
+            self.cur.set_pos(self.cur.pos() + 1);
             return visitor.visit_none();
         }
         self.option(visitor)
@@ -124,10 +124,10 @@ impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        let at = self.de.pos;
+        let at = self.de.cur.pos();
         seed.deserialize(&mut *self.de)
             .map(Some)
-            .map_err(|e| self.de.located(e, at))
+            .map_err(|e| self.de.cur.place(e, at))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
@@ -146,15 +146,15 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        let at = self.de.pos;
+        let at = self.de.cur.pos();
         seed.deserialize(MapKey { de: &mut *self.de })
             .map(Some)
-            .map_err(|e| self.de.located(e, at))
+            .map_err(|e| self.de.cur.place(e, at))
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let at = self.de.pos;
+        let at = self.de.cur.pos();
         seed.deserialize(&mut *self.de)
-            .map_err(|e| self.de.located(e, at))
+            .map_err(|e| self.de.cur.place(e, at))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
@@ -178,7 +178,7 @@ impl<'de> MapKey<'_, 'de> {
         visit: impl FnOnce(V, T) -> Result<V::Value>,
     ) -> Result<V::Value> {
         let key = self.de.key()?;
-        let bytes = &self.de.body[key.bytes];
+        let bytes = &self.de.cur.bytes()[key.bytes];
         // SAFETY: `key.text` says the bytes are UTF-8 (see `visit_key`).
         let text = key
             .text
@@ -279,29 +279,29 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
     type Variant = Self;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
         // Past references to the hash or string.
-        while let Some(&b) = self.de.body.get(self.de.pos) {
+        while let Some(&b) = self.de.cur.bytes().get(self.de.cur.pos()) {
             match b & !TRACK_FLAG {
-                tag::PAD | tag::REFN | tag::WEAKEN => self.de.pos += 1,
+                tag::PAD | tag::REFN | tag::WEAKEN => self.de.cur.set_pos(self.de.cur.pos() + 1),
                 tag::HASHREF_0..=tag::HASHREF_15 | tag::HASH => {
-                    let at = self.de.pos;
-                    self.de.pos += 1;
+                    let at = self.de.cur.pos();
+                    self.de.cur.set_pos(self.de.cur.pos() + 1);
                     let n = if b & !TRACK_FLAG == tag::HASH {
-                        self.de.count(0, "hash", 2)?
+                        self.de.cur.count(0, "hash", 2)?
                     } else {
                         (b & 15) as usize
                     };
                     if n != 1 {
-                        return Err(self.de.err_at(
+                        return Err(self.de.cur.error_at(
                             ErrorKind::Invalid(format!(
                                 "an enum variant with content is a hash of one key, not {n}"
                             )),
                             at,
                         ));
                     }
-                    let key_at = self.de.pos;
+                    let key_at = self.de.cur.pos();
                     let v = seed
                         .deserialize(MapKey { de: &mut *self.de })
-                        .map_err(|e| self.de.located(e, key_at))?;
+                        .map_err(|e| self.de.cur.place(e, key_at))?;
                     return Ok((v, self));
                 }
                 _ => break,

@@ -9,66 +9,66 @@ impl<'de> Deserializer<'de> {
     /// charged to the tag budget: the container it is in paid for it.
     #[inline(always)]
     pub(super) fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
-        let at = self.pos;
-        match self.body.get(at) {
+        let at = self.cur.pos();
+        match self.cur.bytes().get(at) {
             Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) => {
                 let end = at + 1 + (t & 31) as usize;
-                if end <= self.body.len() {
-                    self.pos = end;
+                if end <= self.cur.bytes().len() {
+                    self.cur.set_pos(end);
                     return self
                         .string(visitor, at + 1..end, false, want)
-                        .map_err(|e| self.located(e, at));
+                        .map_err(|e| self.cur.place(e, at));
                 }
             }
             Some(&tag::STR_UTF8) => {
                 // A length under 128 is one byte; a string over the
                 // limit is refused by `parse_item`.
-                if let Some(&n @ 0..=127) = self.body.get(at + 1) {
+                if let Some(&n @ 0..=127) = self.cur.bytes().get(at + 1) {
                     let end = at + 2 + n as usize;
                     let max = self.opts.max_string_length;
-                    if end <= self.body.len() && (max == 0 || n as usize <= max) {
-                        self.pos = end;
+                    if end <= self.cur.bytes().len() && (max == 0 || n as usize <= max) {
+                        self.cur.set_pos(end);
                         return self
                             .string(visitor, at + 2..end, true, want)
-                            .map_err(|e| self.located(e, at));
+                            .map_err(|e| self.cur.place(e, at));
                     }
                 }
             }
             // One-byte integers as `u8`, which every integer visitor
             // takes without a range check.
             Some(&t @ tag::POS_0..=tag::POS_15) if want != Want::Bool || t > 1 => {
-                self.pos = at + 1;
-                return visitor.visit_u8(t).map_err(|e| self.located(e, at));
+                self.cur.set_pos(at + 1);
+                return visitor.visit_u8(t).map_err(|e| self.cur.place(e, at));
             }
             Some(&t @ tag::NEG_16..=tag::NEG_1) => {
-                self.pos = at + 1;
+                self.cur.set_pos(at + 1);
                 return visitor
                     .visit_i64(i64::from(t) - 32)
-                    .map_err(|e| self.located(e, at));
+                    .map_err(|e| self.cur.place(e, at));
             }
             Some(&tag::ZIGZAG) => {
-                if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
-                    self.pos = at + 1 + len;
+                if let Ok((n, len)) = protocol::varint_at(self.cur.bytes(), at + 1) {
+                    self.cur.set_pos(at + 1 + len);
                     return visitor
                         .visit_i64(protocol::zigzag_decode(n))
-                        .map_err(|e| self.located(e, at));
+                        .map_err(|e| self.cur.place(e, at));
                 }
             }
             Some(&tag::VARINT) => {
                 // One byte, inline: a call returning a `Result` through
                 // memory stalls on reading it back.
-                if let Some(&n @ 0..=0x7f) = self.body.get(at + 1) {
-                    self.pos = at + 2;
-                    return visitor.visit_u8(n).map_err(|e| self.located(e, at));
+                if let Some(&n @ 0..=0x7f) = self.cur.bytes().get(at + 1) {
+                    self.cur.set_pos(at + 2);
+                    return visitor.visit_u8(n).map_err(|e| self.cur.place(e, at));
                 }
-                if let Some(&[lo, hi @ 0..=0x7f]) = self.body.get(at + 1..at + 3) {
-                    self.pos = at + 3;
+                if let Some(&[lo, hi @ 0..=0x7f]) = self.cur.bytes().get(at + 1..at + 3) {
+                    self.cur.set_pos(at + 3);
                     let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
-                    return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                    return visitor.visit_u64(n).map_err(|e| self.cur.place(e, at));
                 }
-                if let Ok((n, len)) = protocol::varint_at(&self.body, at + 1) {
-                    self.pos = at + 1 + len;
-                    return visitor.visit_u64(n).map_err(|e| self.located(e, at));
+                if let Ok((n, len)) = protocol::varint_at(self.cur.bytes(), at + 1) {
+                    self.cur.set_pos(at + 1 + len);
+                    return visitor.visit_u64(n).map_err(|e| self.cur.place(e, at));
                 }
             }
             _ => {}
@@ -81,17 +81,17 @@ impl<'de> Deserializer<'de> {
     /// reads them, and anything else by `parse`.
     #[inline]
     pub(super) fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let at = self.pos;
-        match self.body.get(at) {
+        let at = self.cur.pos();
+        match self.cur.bytes().get(at) {
             Some(&t @ tag::ARRAYREF_0..=tag::ARRAYREF_15) => {
                 let n = self.short_container(t, at, self.opts.max_num_array_entries, "array")?;
                 self.nested::<V>(|de| de.seq(visitor, n))
-                    .map_err(|e| self.located(e, at))
+                    .map_err(|e| self.cur.place(e, at))
             }
             Some(&t @ tag::HASHREF_0..=tag::HASHREF_15) => {
                 let n = self.short_container(t, at, self.opts.max_num_hash_entries, "hash")?;
                 self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
-                    .map_err(|e| self.located(e, at))
+                    .map_err(|e| self.cur.place(e, at))
             }
             _ => self.parse(visitor, Want::Any),
         }
@@ -104,7 +104,7 @@ impl<'de> Deserializer<'de> {
     fn short_count(&mut self, t: u8, at: usize, limit: usize, what: &str) -> Result<usize> {
         let n = (t & 15) as usize;
         if let Some(kind) = over_limit(n as u64, limit, what) {
-            return Err(self.err_at(kind, at));
+            return Err(self.cur.error_at(kind, at));
         }
         self.prepay(n, at)?;
         Ok(n)
@@ -116,7 +116,7 @@ impl<'de> Deserializer<'de> {
     fn short_container(&mut self, t: u8, at: usize, limit: usize, what: &str) -> Result<usize> {
         self.prepay(1, at)?;
         let n = self.short_count(t, at, limit, what)?;
-        self.pos = at + 1;
+        self.cur.set_pos(at + 1);
         Ok(n)
     }
 
@@ -132,7 +132,7 @@ impl<'de> Deserializer<'de> {
         want: Want,
         referent: bool,
     ) -> Result<V::Value> {
-        let depth = self.depth;
+        let depth = self.cur.depth();
         // The tracked items this call put on the path.
         let mut marks = Vec::new();
         let v = self.parse_marked(visitor, want, referent, &mut marks);
@@ -141,7 +141,7 @@ impl<'de> Deserializer<'de> {
                 seen.path.remove(&m);
             }
         }
-        self.depth = depth;
+        self.cur.set_depth(depth);
         v
     }
 
@@ -155,9 +155,9 @@ impl<'de> Deserializer<'de> {
         // A tracked PAD tracks the item after it, at the PAD's offset.
         let mut tracked_pad = None;
         loop {
-            let at = self.pos;
+            let at = self.cur.pos();
             self.prepay(1, at)?;
-            let b = self.byte()?;
+            let b = self.cur.byte()?;
             let t = b & !TRACK_FLAG;
             if t == tag::PAD {
                 if b & TRACK_FLAG != 0 {
@@ -175,40 +175,40 @@ impl<'de> Deserializer<'de> {
             }
             let node = std::mem::take(&mut referent) || tracked.is_some();
             if node {
-                self.enter()?;
+                self.cur.enter()?;
             }
             if t == tag::WEAKEN || matches!(t, tag::REGEXP | tag::ARRAY | tag::HASH) && !node {
-                self.enter()?;
+                self.cur.enter()?;
             }
             let v = match t {
-                tag::WEAKEN => match self.weak_back(self.pos) {
+                tag::WEAKEN => match self.weak_back(self.cur.pos()) {
                     Some(end) => {
-                        self.pos = end;
+                        self.cur.set_pos(end);
                         visitor.visit_unit()
                     }
-                    None if self.reference_follows(self.pos, false) => continue,
+                    None if self.reference_follows(self.cur.pos(), false) => continue,
                     None => return self.not_a_reference("WEAKEN of a non-reference", at),
                 },
                 tag::REFN => Stack::run(self, |de| de.parse_item(visitor, want, true)),
                 tag::REFP | tag::ALIAS => {
                     let what = if t == tag::REFP { "REFP" } else { "ALIAS" };
-                    let off = self.varint()?;
+                    let off = self.cur.varint()?;
                     let p = self.tracked_target(off, at, what)?;
                     if self.on_path(p) {
                         // A strong cycle: no tree holds it.
                         let m = format!("{what} back into the value being read (a strong cycle)");
-                        return Err(self.err_at(ErrorKind::Invalid(m), at));
+                        return Err(self.cur.error_at(ErrorKind::Invalid(m), at));
                     }
-                    let back = self.pos;
-                    self.pos = p;
+                    let back = self.cur.pos();
+                    self.cur.set_pos(p);
                     // The target is tracked: reading it is a level.
                     let v = Stack::run(self, |de| de.parse(visitor, want));
-                    self.pos = back;
+                    self.cur.set_pos(back);
                     v
                 }
                 tag::COPY => {
-                    let off = self.varint()?;
-                    let p = self.target(off, at, "COPY")?;
+                    let off = self.cur.varint()?;
+                    let p = self.cur.target(off, at, "COPY")?;
                     let (r, utf8) = self.string_at(p, at, "as the target of a COPY", true)?;
                     self.string(visitor, r, utf8, want)
                 }
@@ -217,16 +217,16 @@ impl<'de> Deserializer<'de> {
                     if matches!(t, tag::OBJECT | tag::OBJECT_FREEZE) {
                         self.class_name()?;
                     } else {
-                        let off = self.varint()?;
-                        let p = self.target(off, at, "OBJECTV")?;
+                        let off = self.cur.varint()?;
+                        let p = self.cur.target(off, at, "OBJECTV")?;
                         if !self.seen.as_ref().is_some_and(|s| s.classes.contains(&p)) {
                             let kind = ErrorKind::BadOffset(off, "OBJECTV class name");
-                            return Err(self.err_at(kind, at));
+                            return Err(self.cur.error_at(kind, at));
                         }
                     }
                     if matches!(t, tag::OBJECT | tag::OBJECTV) {
-                        self.enter()?;
-                        if !self.reference_follows(self.pos, true) {
+                        self.cur.enter()?;
+                        if !self.reference_follows(self.cur.pos(), true) {
                             return self.not_a_reference("an object must be a reference", at);
                         }
                     } else {
@@ -241,22 +241,22 @@ impl<'de> Deserializer<'de> {
                 }
                 tag::POS_0..=tag::POS_15 => visitor.visit_u64(u64::from(t)),
                 tag::NEG_16..=tag::NEG_1 => visitor.visit_i64(i64::from(t) - 32),
-                tag::VARINT => visitor.visit_u64(self.varint()?),
-                tag::ZIGZAG => visitor.visit_i64(protocol::zigzag_decode(self.varint()?)),
+                tag::VARINT => visitor.visit_u64(self.cur.varint()?),
+                tag::ZIGZAG => visitor.visit_i64(protocol::zigzag_decode(self.cur.varint()?)),
                 tag::FLOAT => {
-                    let r = self.take(4)?;
-                    let f = f32::from_le_bytes(self.body[r].try_into().expect("4 bytes"));
+                    let r = self.cur.take(4)?;
+                    let f = f32::from_le_bytes(self.cur.bytes()[r].try_into().expect("4 bytes"));
                     float(visitor, f64::from(f), want, Some(f))
                 }
                 tag::DOUBLE => {
-                    let r = self.take(8)?;
-                    let d = f64::from_le_bytes(self.body[r].try_into().expect("8 bytes"));
+                    let r = self.cur.take(8)?;
+                    let d = f64::from_le_bytes(self.cur.bytes()[r].try_into().expect("8 bytes"));
                     float(visitor, d, want, None)
                 }
                 tag::LONG_DOUBLE | tag::FLOAT_128 => {
                     // No Rust type holds them: their bytes, as `Value`
                     // serializes them.
-                    let r = self.take(16)?;
+                    let r = self.cur.take(16)?;
                     match self.bytes(r) {
                         Bytes::Input(b) => visitor.visit_borrowed_bytes(b),
                         Bytes::Copy(b) => visitor.visit_bytes(b),
@@ -270,12 +270,14 @@ impl<'de> Deserializer<'de> {
                     self.string(visitor, r, utf8, want)
                 }
                 tag::ARRAY => {
-                    let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    let n = self
+                        .cur
+                        .count(self.opts.max_num_array_entries, "array", 1)?;
                     self.prepay(n, at)?;
                     Stack::run(self, |de| de.seq(visitor, n))
                 }
                 tag::HASH => {
-                    let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
                     self.prepay(n, at)?;
                     Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
@@ -293,9 +295,13 @@ impl<'de> Deserializer<'de> {
                     self.string_item("as regexp flags")?;
                     self.string(visitor, pattern, utf8, want)
                 }
-                _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+                _ => {
+                    return Err(self
+                        .cur
+                        .error_at(ErrorKind::UnexpectedTag(t, "as a value"), at))
+                }
             };
-            return v.map_err(|e| self.located(e, at));
+            return v.map_err(|e| self.cur.place(e, at));
         }
     }
 
@@ -308,7 +314,7 @@ impl<'de> Deserializer<'de> {
                 self.budget = left;
                 Ok(())
             }
-            None => Err(self.err_at(too_expanded(), at)),
+            None => Err(self.cur.error_at(too_expanded(), at)),
         }
     }
 }

@@ -12,11 +12,10 @@
 //! from an uncompressed input.
 
 use crate::decoder::{
-    document_size_check, frame, over_limit, string_over_limit, DecoderOptions, Header,
-    DEFAULT_OPTIONS,
+    document_size_check, frame, string_over_limit, DecoderOptions, Header, DEFAULT_OPTIONS,
 };
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
 use std::borrow::Cow;
@@ -67,19 +66,11 @@ enum Want {
 /// assert_eq!(user, User { id: 7, name: "ann" });
 /// ```
 pub struct Deserializer<'de> {
-    body: Cow<'de, [u8]>,
-    pos: usize,
-    // body offset of body[0]
-    shift: usize,
-    // error offset of body[0] and whether error offsets are in a
-    // decompressed body
-    base: usize,
-    in_body: bool,
+    // the body, its offset shift, where its errors count from and the depth
+    cur: Cursor<Cow<'de, [u8]>>,
     // for a compressed document, where its frame ends, and the input length
     frame_end: Option<usize>,
     input_len: usize,
-    depth: usize,
-    max_depth: usize,
     // tags left to read: REFP/ALIAS re-read their targets, so a document
     // could otherwise expand exponentially. A container pays for its
     // elements when it starts (so the scalars among them are read without
@@ -239,21 +230,12 @@ impl<'de> Deserializer<'de> {
         opts: &DecoderOptions,
     ) -> Deserializer<'de> {
         let budget = body.len().saturating_mul(128).saturating_add(1 << 17);
-        let max_depth = if opts.max_recursion_depth == 0 {
-            usize::MAX
-        } else {
-            opts.max_recursion_depth
-        };
         Deserializer {
-            body,
-            pos: 0,
-            shift,
-            base,
-            in_body: frame_end.is_some(),
+            cur: Cursor::new(body, shift)
+                .placed_at(base, frame_end.is_some())
+                .max_depth(opts.max_recursion_depth),
             frame_end,
             input_len,
-            depth: 0,
-            max_depth,
             budget,
             opts: Limits {
                 max_num_array_entries: opts.max_num_array_entries,
@@ -271,8 +253,8 @@ impl<'de> Deserializer<'de> {
     /// document, that nothing follows its compressed frame).
     #[inline]
     pub fn end(&self) -> Result<()> {
-        if self.pos != self.body.len() {
-            return Err(self.err_at(ErrorKind::TrailingData, self.pos));
+        if self.cur.pos() != self.cur.bytes().len() {
+            return Err(self.cur.error_at(ErrorKind::TrailingData, self.cur.pos()));
         }
         match self.frame_end {
             Some(end) if end != self.input_len => Err(Error::at(ErrorKind::TrailingData, end)),
@@ -280,57 +262,9 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// An error at body position `at`, with the offset `decode` reports.
-    fn err_at(&self, kind: ErrorKind, at: usize) -> Error {
-        self.located(Error::new(kind), at)
-    }
-
-    fn err(&self, kind: ErrorKind) -> Error {
-        self.err_at(kind, self.pos)
-    }
-
-    /// `e`, placed at body position `at` if it has no position yet (an
-    /// error a visitor raised).
-    fn located(&self, e: Error, at: usize) -> Error {
-        e.or_at(self.base + at, self.in_body)
-    }
-
-    #[inline]
-    fn byte(&mut self) -> Result<u8> {
-        let b = *self
-            .body
-            .get(self.pos)
-            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
-        self.pos += 1;
-        Ok(b)
-    }
-
-    #[inline]
-    fn varint(&mut self) -> Result<u64> {
-        match protocol::varint_at(&self.body, self.pos) {
-            Ok((n, len)) => {
-                self.pos += len;
-                Ok(n)
-            }
-            Err(kind) => Err(self.err(kind)),
-        }
-    }
-
-    #[inline]
-    fn take(&mut self, n: usize) -> Result<Range<usize>> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&e| e <= self.body.len())
-            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
-        let r = self.pos..end;
-        self.pos = end;
-        Ok(r)
-    }
-
     #[inline]
     fn bytes(&self, r: Range<usize>) -> Bytes<'de, '_> {
-        match &self.body {
+        match self.cur.buf() {
             Cow::Borrowed(b) => {
                 let b: &'de [u8] = b;
                 Bytes::Input(&b[r])
@@ -339,31 +273,13 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The body position an offset read at `at` names; it must be before `at`.
-    fn target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| o.checked_sub(self.shift))
-            .filter(|&p| p < at)
-            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
-    }
-
     /// The body position of the tracked item a `REFP` or `ALIAS` read at
     /// `at` names: one read before.
     fn tracked_target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| o.checked_sub(self.shift))
+        self.cur
+            .position_of(off)
             .filter(|p| self.seen.as_ref().is_some_and(|s| s.tracked.contains(p)))
-            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
-    }
-
-    fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.max_depth {
-            return Err(self.err(ErrorKind::DepthExceeded(self.max_depth)));
-        }
-        Ok(())
+            .ok_or_else(|| self.cur.error_at(ErrorKind::BadOffset(off, what), at))
     }
 
     /// Reads a nested value one level deeper, on a grown stack when the
@@ -372,22 +288,10 @@ impl<'de> Deserializer<'de> {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<V::Value>,
     ) -> Result<V::Value> {
-        self.enter()?;
+        self.cur.enter()?;
         let v = Stack::run(self, f);
-        self.depth -= 1;
+        self.cur.leave();
         v
-    }
-
-    fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
-        let at = self.pos;
-        let n = self.varint()?;
-        if let Some(kind) = over_limit(n, limit, what) {
-            return Err(self.err_at(kind, at));
-        }
-        if n.saturating_mul(min_bytes as u64) > (self.body.len() - self.pos) as u64 {
-            return Err(self.err_at(ErrorKind::Truncated, at));
-        }
-        Ok(n as usize)
     }
 
     /// Whether the tracked item at `p` is being read (a reference to it
@@ -399,14 +303,14 @@ impl<'de> Deserializer<'de> {
     /// After a `WEAKEN` at `p - 1`: if a `REFP` to an item on the current
     /// path follows, the position after it.
     fn weak_back(&self, mut p: usize) -> Option<usize> {
-        while *self.body.get(p)? & !TRACK_FLAG == tag::PAD {
+        while *self.cur.bytes().get(p)? & !TRACK_FLAG == tag::PAD {
             p += 1;
         }
-        if self.body[p] != tag::REFP {
+        if self.cur.bytes()[p] != tag::REFP {
             return None;
         }
-        let (off, len) = protocol::read_varint(&self.body[p + 1..])?;
-        let target = usize::try_from(off).ok()?.checked_sub(self.shift)?;
+        let (off, len) = protocol::read_varint(&self.cur.bytes()[p + 1..])?;
+        let target = usize::try_from(off).ok()?.checked_sub(self.cur.shift())?;
         self.on_path(target).then_some(p + 1 + len)
     }
 
@@ -436,7 +340,7 @@ impl<'de> Deserializer<'de> {
     fn peek_tag(&self, mut p: usize) -> Option<(u8, bool)> {
         let mut tracked = false;
         loop {
-            let b = *self.body.get(p)?;
+            let b = *self.cur.bytes().get(p)?;
             tracked |= b & TRACK_FLAG != 0;
             if b & !TRACK_FLAG != tag::PAD {
                 return Some((b, tracked));
@@ -451,13 +355,13 @@ impl<'de> Deserializer<'de> {
         let (t, t_at) = self.next_tag()?;
         if t == tag::ALIAS {
             // Not followed: the decoder only looks its target up.
-            let off = self.varint()?;
+            let off = self.cur.varint()?;
             self.tracked_target(off, t_at, "ALIAS")?;
         } else {
-            self.pos = t_at;
+            self.cur.set_pos(t_at);
             Stack::run(self, |de| de.parse(IgnoredAny, Want::Any))?;
         }
-        Err(self.err_at(ErrorKind::Invalid(what.into()), at))
+        Err(self.cur.error_at(ErrorKind::Invalid(what.into()), at))
     }
 
     fn seq<V: Visitor<'de>>(&mut self, visitor: V, n: usize) -> Result<V::Value> {
@@ -475,11 +379,13 @@ impl<'de> Deserializer<'de> {
     fn class_name(&mut self) -> Result<()> {
         let (t, at) = self.next_tag()?;
         if t == tag::COPY {
-            let off = self.varint()?;
-            let p = self.target(off, at, "COPY")?;
+            let off = self.cur.varint()?;
+            let p = self.cur.target(off, at, "COPY")?;
             self.string_at(p, at, "as the target of a class name COPY", false)?;
         } else if self.string_body(t, false)?.is_none() {
-            return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
+            return Err(self
+                .cur
+                .error_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
         }
         self.seen
             .get_or_insert_with(Default::default)
@@ -493,20 +399,20 @@ impl<'de> Deserializer<'de> {
         let (refn, at) = self.next_tag()?;
         if refn != tag::REFN {
             let kind = ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN)");
-            return Err(self.err_at(kind, at));
+            return Err(self.cur.error_at(kind, at));
         }
         let (array, array_at) = self.next_tag()?;
         if array != tag::ARRAY {
             let kind = ErrorKind::UnexpectedTag(array, "in an OBJECT_FREEZE (expected ARRAY)");
-            return Err(self.err_at(kind, array_at));
+            return Err(self.cur.error_at(kind, array_at));
         }
-        self.pos = at;
+        self.cur.set_pos(at);
         Ok(())
     }
 
     fn refuse_objects(&self, at: usize) -> Result<()> {
         if self.opts.refuse_objects {
-            return Err(self.err_at(
+            return Err(self.cur.error_at(
                 ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
                 at,
             ));
@@ -517,11 +423,11 @@ impl<'de> Deserializer<'de> {
     /// A plain `DOUBLE` at `at`, read (the common form of a float).
     #[inline]
     fn double_at(&mut self, at: usize) -> Option<f64> {
-        if self.body.get(at) != Some(&tag::DOUBLE) {
+        if self.cur.bytes().get(at) != Some(&tag::DOUBLE) {
             return None;
         }
-        let b: [u8; 8] = self.body.get(at + 1..at + 9)?.try_into().ok()?;
-        self.pos = at + 9;
+        let b: [u8; 8] = self.cur.bytes().get(at + 1..at + 9)?.try_into().ok()?;
+        self.cur.set_pos(at + 9);
         Some(f64::from_le_bytes(b))
     }
 
@@ -541,8 +447,8 @@ impl<'de> Deserializer<'de> {
     /// Whether the next value (after PADs) is undefined, or a weak
     /// reference back into the path, which reads as undef.
     fn next_is_undef(&self) -> bool {
-        let mut p = self.pos;
-        while let Some(&b) = self.body.get(p) {
+        let mut p = self.cur.pos();
+        while let Some(&b) = self.cur.bytes().get(p) {
             match b & !TRACK_FLAG {
                 tag::PAD => p += 1,
                 tag::UNDEF | tag::CANONICAL_UNDEF => return true,
@@ -598,7 +504,7 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 fn deserialize<'de, T: de::Deserialize<'de>>(input: &'de [u8], opts: &DecoderOptions) -> Result<T> {
     let (body, shift, base, frame_end) = Deserializer::framed(input, opts)?;
     let mut de = Deserializer::over(body, shift, base, frame_end, input.len(), opts);
-    let v = T::deserialize(&mut de).map_err(|e| de.located(e, 0))?;
+    let v = T::deserialize(&mut de).map_err(|e| de.cur.place(e, 0))?;
     de.end()?;
     Ok(v)
 }

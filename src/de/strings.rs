@@ -11,10 +11,10 @@ impl<'de> Deserializer<'de> {
         utf8: bool,
         want: Want,
     ) -> Result<V::Value> {
-        if want == Want::Bool && matches!(&self.body[r.clone()], b"" | b"0" | b"1") {
-            return visitor.visit_bool(&self.body[r] == b"1");
+        if want == Want::Bool && matches!(&self.cur.bytes()[r.clone()], b"" | b"0" | b"1") {
+            return visitor.visit_bool(&self.cur.bytes()[r] == b"1");
         }
-        let bad_utf8 = || self.err_at(ErrorKind::InvalidUtf8, r.start);
+        let bad_utf8 = || self.cur.error_at(ErrorKind::InvalidUtf8, r.start);
         match self.bytes(r.clone()) {
             Bytes::Input(b) => match text(b) {
                 Some(s) => visitor.visit_borrowed_str(s),
@@ -42,23 +42,23 @@ impl<'de> Deserializer<'de> {
         let len = match t {
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (t & 31) as usize,
             tag::BINARY | tag::STR_UTF8 => {
-                let at = self.pos;
-                let n = self.varint()?;
+                let at = self.cur.pos();
+                let n = self.cur.varint()?;
                 if let Some(kind) = string_over_limit(n, self.opts.max_string_length, limited) {
-                    return Err(self.err_at(kind, at));
+                    return Err(self.cur.error_at(kind, at));
                 }
-                usize::try_from(n).map_err(|_| self.err_at(ErrorKind::Truncated, at))?
+                usize::try_from(n).map_err(|_| self.cur.error_at(ErrorKind::Truncated, at))?
             }
             _ => return Ok(None),
         };
-        Ok(Some((self.take(len)?, t == tag::STR_UTF8)))
+        Ok(Some((self.cur.take(len)?, t == tag::STR_UTF8)))
     }
 
     /// A string item (after `PAD`s); `what` names its place for the error.
     pub(super) fn string_item(&mut self, what: &'static str) -> Result<(Range<usize>, bool)> {
         let (t, at) = self.next_tag()?;
         self.string_body(t, true)?
-            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), at))
+            .ok_or_else(|| self.cur.error_at(ErrorKind::UnexpectedTag(t, what), at))
     }
 
     /// The next tag after `PAD`s, without the track flag, and its position
@@ -67,8 +67,8 @@ impl<'de> Deserializer<'de> {
     pub(super) fn next_tag(&mut self) -> Result<(u8, usize)> {
         let mut tracked_pad = None;
         loop {
-            let at = self.pos;
-            let b = self.byte()?;
+            let at = self.cur.pos();
+            let b = self.cur.byte()?;
             if b & !TRACK_FLAG != tag::PAD {
                 return Ok((b & !TRACK_FLAG, tracked_pad.unwrap_or(at)));
             }
@@ -90,19 +90,20 @@ impl<'de> Deserializer<'de> {
         what: &'static str,
         limited: bool,
     ) -> Result<(Range<usize>, bool)> {
-        let back = self.pos;
-        self.pos = p;
+        let back = self.cur.pos();
+        self.cur.set_pos(p);
         let read = self
+            .cur
             .byte()
             .and_then(|b| Ok((b, self.string_body(b & !TRACK_FLAG, limited)?)));
-        let end = self.pos;
-        self.pos = back;
+        let end = self.cur.pos();
+        self.cur.set_pos(back);
         let (t, s) = read?;
-        let s = s.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), p))?;
+        let s = s.ok_or_else(|| self.cur.error_at(ErrorKind::UnexpectedTag(t, what), p))?;
         if end > at {
-            return Err(self.err_at(
+            return Err(self.cur.error_at(
                 ErrorKind::BadOffset(
-                    (p + self.shift) as u64,
+                    (p + self.cur.shift()) as u64,
                     "COPY target (it must end before the COPY)",
                 ),
                 at,
@@ -116,13 +117,14 @@ impl<'de> Deserializer<'de> {
     pub(super) fn key(&mut self) -> Result<KeyRef> {
         // The common case first: a COPY (with a one-byte offset) of a key
         // met before.
-        if let (Some(&tag::COPY), Some(&off @ 0..=127)) =
-            (self.body.get(self.pos), self.body.get(self.pos + 1))
-        {
-            if let Some(p) = (off as usize).checked_sub(self.shift) {
+        if let (Some(&tag::COPY), Some(&off @ 0..=127)) = (
+            self.cur.bytes().get(self.cur.pos()),
+            self.cur.bytes().get(self.cur.pos() + 1),
+        ) {
+            if let Some(p) = (off as usize).checked_sub(self.cur.shift()) {
                 if let Some(set) = self.key_copies.get(key_set(p)) {
                     if set[0].0 == p + 1 {
-                        self.pos += 2;
+                        self.cur.set_pos(self.cur.pos() + 2);
                         return Ok(set[0].1.clone());
                     }
                 }
@@ -134,8 +136,8 @@ impl<'de> Deserializer<'de> {
     pub(super) fn key_slow(&mut self) -> Result<KeyRef> {
         let (t, at) = self.next_tag()?;
         if t == tag::COPY {
-            let off = self.varint()?;
-            let p = self.target(off, at, "COPY")?;
+            let off = self.cur.varint()?;
+            let p = self.cur.target(off, at, "COPY")?;
             // Every record's keys COPY the first record's: remember the
             // last few targets. A target checked once ends before every
             // later COPY too.
@@ -156,15 +158,16 @@ impl<'de> Deserializer<'de> {
             set[1] = std::mem::replace(&mut set[0], (p + 1, key.clone()));
             return Ok(key);
         }
-        let (bytes, utf8) = self
-            .string_body(t, false)?
-            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at))?;
+        let (bytes, utf8) = self.string_body(t, false)?.ok_or_else(|| {
+            self.cur
+                .error_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)
+        })?;
         Ok(self.key_ref(bytes, utf8))
     }
 
     #[inline]
     pub(super) fn key_ref(&self, bytes: Range<usize>, utf8: bool) -> KeyRef {
-        let text = text(&self.body[bytes.clone()]).is_some();
+        let text = text(&self.cur.bytes()[bytes.clone()]).is_some();
         KeyRef { bytes, utf8, text }
     }
 

@@ -19,9 +19,9 @@ mod reader;
 pub(crate) use options::DEFAULT_OPTIONS;
 pub use options::{DecoderOptions, ThawOrder};
 
-use reader::Reader;
 #[cfg(feature = "serde")]
-pub(crate) use reader::{over_limit, string_over_limit};
+pub(crate) use reader::string_over_limit;
+use reader::Reader;
 
 /// The parsed header of a document.
 ///

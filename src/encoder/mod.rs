@@ -569,12 +569,7 @@ impl Encoder {
     ) -> Result<()> {
         let version = self.opts.protocol_version;
         let doc_start = out.len();
-        out.extend_from_slice(if version >= 3 {
-            protocol::MAGIC_V3
-        } else {
-            protocol::MAGIC_V1
-        });
-        out.push(version);
+        protocol::write_magic(out, version);
         match header {
             None => out.push(0),
             Some(h) => {

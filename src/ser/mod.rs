@@ -82,12 +82,7 @@ impl<'w> Serializer<'w> {
     fn start(out: &'w mut Vec<u8>, opts: SerializerOptions) -> Serializer<'w> {
         let v = opts.protocol_version;
         let doc_start = out.len();
-        out.extend_from_slice(if v >= 3 {
-            protocol::MAGIC_V3
-        } else {
-            protocol::MAGIC_V1
-        });
-        out.push(v);
+        protocol::write_magic(out, v);
         out.push(0);
         let body_start = out.len();
         let base = if v == 1 { doc_start } else { body_start - 1 };

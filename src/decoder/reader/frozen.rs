@@ -50,7 +50,7 @@ impl<'o> Reader<'_, 'o> {
         let (refn, refn_at) = self.next_tag()?;
         let slot_form = refn & !TRACK_FLAG == tag::ARRAY;
         if !slot_form && refn & !TRACK_FLAG != tag::REFN {
-            return Err(self.err_at(
+            return Err(self.cur.error_at(
                 ErrorKind::UnexpectedTag(refn, "after OBJECT_FREEZE (expected REFN or ARRAY)"),
                 refn_at,
             ));
@@ -68,7 +68,7 @@ impl<'o> Reader<'_, 'o> {
             self.next_tag()?
         };
         if t2 & !TRACK_FLAG != tag::ARRAY {
-            return Err(self.err_at(
+            return Err(self.cur.error_at(
                 ErrorKind::UnexpectedTag(t2, "in an OBJECT_FREEZE (expected ARRAY)"),
                 at2,
             ));
@@ -115,7 +115,7 @@ impl<'o> Reader<'_, 'o> {
                 };
                 match refusal {
                     Some(why) if !self.opts.thaw_deny_raw => {
-                        return Err(self.err_at(
+                        return Err(self.cur.error_at(
                             ErrorKind::Callback(format!(
                                 "THAW not allowed for class '{}' ({why})",
                                 String::from_utf8_lossy(class.as_bytes())
@@ -188,13 +188,13 @@ impl<'o> Reader<'_, 'o> {
     ) -> Result<Value> {
         let name = || String::from_utf8_lossy(class.as_bytes()).into_owned();
         let object = thaw(handler, class, values).map_err(|e| {
-            self.err_at(
+            self.cur.error_at(
                 ErrorKind::Callback(format!("THAW callback of class '{}' failed: {e}", name())),
                 at,
             )
         })?;
         if named && object.node().is_none() {
-            return Err(self.err_at(
+            return Err(self.cur.error_at(
                 ErrorKind::Callback(format!(
                     "THAW callback of class '{}' returned a non-reference for an object referred to again or written without a reference",
                     name()

@@ -3,7 +3,7 @@
 
 use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::protocol::{tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::{Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value};
 use bytes::Bytes;
@@ -27,20 +27,16 @@ const BATCH_INDEX: usize = 64;
 
 /// Reads one body. Errors carry offsets into `buf`.
 pub(super) struct Reader<'a, 'o> {
-    buf: &'a [u8],
+    cur: Cursor<&'a [u8]>,
     /// The shared buffer `buf` lies in, whose long strings are kept as
     /// slices of it (`Decoder::decode_bytes`), and the handle on it that
     /// they share, made at the first.
     source: Option<&'a Bytes>,
     owner: OnceCell<Arc<Bytes>>,
-    pos: usize,
-    // body offset of buf[0]
-    shift: usize,
     opts: &'o DecoderOptions,
     thaw: &'o ClassMap<Thaw>,
     thaw_allowed: Option<&'o ClassNames>,
     thaw_allow_if: Option<&'o (dyn Fn(&Key) -> bool + Send + Sync)>,
-    depth: usize,
     /// Tracked items by offset, made at the first (with a fresh random
     /// state: offsets are the input's choice).
     tracked: Option<HashMap<usize, Tracked>>,
@@ -97,16 +93,13 @@ enum StrKind {
 impl<'a, 'o> Reader<'a, 'o> {
     pub(super) fn new(buf: &'a [u8], shift: usize, dec: &'o Decoder) -> Self {
         Reader {
-            buf,
+            cur: Cursor::new(buf, shift).max_depth(dec.opts.max_recursion_depth),
             source: None,
             owner: OnceCell::new(),
-            pos: 0,
-            shift,
             opts: &dec.opts,
             thaw: &dec.thaw,
             thaw_allowed: dec.thaw_allowed.as_ref(),
             thaw_allow_if: dec.thaw_allow_if.as_deref(),
-            depth: 0,
             tracked: None,
             keys: ReadKeys::default(),
             key_pos: Vec::new(),
@@ -148,7 +141,7 @@ impl<'a, 'o> Reader<'a, 'o> {
 
     /// The whole buffer as one value.
     pub(super) fn document(self) -> Result<Document> {
-        let len = self.buf.len();
+        let len = self.cur.bytes().len();
         let (v, used) = self.value_prefix()?;
         if used != len {
             return Err(Error::at(ErrorKind::TrailingData, used));
@@ -175,97 +168,9 @@ impl<'a, 'o> Reader<'a, 'o> {
         drop(std::mem::take(&mut self.thaws));
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
-            None => Ok((doc, self.pos)),
+            None => Ok((doc, self.cur.pos())),
             Some(e) => Err(e),
         }
-    }
-
-    fn err(&self, kind: ErrorKind) -> Error {
-        Error::at(kind, self.pos)
-    }
-
-    fn err_at(&self, kind: ErrorKind, at: usize) -> Error {
-        Error::at(kind, at)
-    }
-
-    #[inline]
-    fn byte(&mut self) -> Result<u8> {
-        let b = *self
-            .buf
-            .get(self.pos)
-            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
-        self.pos += 1;
-        Ok(b)
-    }
-
-    #[inline]
-    fn varint(&mut self) -> Result<u64> {
-        // One byte (small counts, lengths, offsets and integers) in place.
-        if let Some(&b @ 0..=0x7f) = self.buf.get(self.pos) {
-            self.pos += 1;
-            return Ok(u64::from(b));
-        }
-        self.long_varint()
-    }
-
-    fn long_varint(&mut self) -> Result<u64> {
-        match protocol::varint_at(self.buf, self.pos) {
-            Ok((n, len)) => {
-                self.pos += len;
-                Ok(n)
-            }
-            Err(kind) => Err(self.err(kind)),
-        }
-    }
-
-    #[inline]
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&e| e <= self.buf.len())
-            .ok_or_else(|| self.err(ErrorKind::Truncated))?;
-        let s = &self.buf[self.pos..end];
-        self.pos = end;
-        Ok(s)
-    }
-
-    /// A count read from the input, checked against a limit and against the
-    /// bytes left (every item takes at least `min_bytes`).
-    fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
-        let at = self.pos;
-        let n = self.varint()?;
-        if let Some(kind) = over_limit(n, limit, what) {
-            return Err(self.err_at(kind, at));
-        }
-        let left = (self.buf.len() - self.pos) as u64;
-        if n.saturating_mul(min_bytes as u64) > left {
-            return Err(self.err_at(ErrorKind::Truncated, at));
-        }
-        Ok(n as usize)
-    }
-
-    /// The body offset of buffer position `pos`.
-    #[inline]
-    fn offset_of(&self, pos: usize) -> usize {
-        pos + self.shift
-    }
-
-    /// The buffer position of an offset read at `at` that must point before it.
-    fn target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| o.checked_sub(self.shift))
-            .filter(|&p| p < at)
-            .ok_or_else(|| self.err_at(ErrorKind::BadOffset(off, what), at))
-    }
-
-    fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.opts.max_recursion_depth && self.opts.max_recursion_depth != 0 {
-            return Err(self.err(ErrorKind::DepthExceeded(self.opts.max_recursion_depth)));
-        }
-        Ok(())
     }
 
     /// The next tag, skipping `PAD`s: the byte and its position.
@@ -273,8 +178,8 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn next_tag(&mut self) -> Result<(u8, usize)> {
         let mut tracked_pad = None;
         loop {
-            let at = self.pos;
-            let t = self.byte()?;
+            let at = self.cur.pos();
+            let t = self.cur.byte()?;
             match (t & !TRACK_FLAG, tracked_pad) {
                 (tag::PAD, _) if t & TRACK_FLAG != 0 => tracked_pad = Some(at),
                 (tag::PAD, _) => {}
@@ -303,12 +208,12 @@ impl<'a, 'o> Reader<'a, 'o> {
                 // The object's value makes the slot (an alias of it). A
                 // tracked item takes a level (the slot's node takes none).
                 if tracked {
-                    self.enter()?;
+                    self.cur.enter()?;
                 }
                 self.name_slot(at, tracked);
                 self.value_into(t, at, out)?;
                 if tracked {
-                    self.depth -= 1;
+                    self.cur.leave();
                 }
                 return Ok(());
             }
@@ -325,12 +230,12 @@ impl<'a, 'o> Reader<'a, 'o> {
         if matches!(t, tag::OBJECT | tag::OBJECTV) {
             // The referent is the slot the object's value makes. It takes a
             // level here, as every referent does (its node takes none).
-            self.enter()?;
+            self.cur.enter()?;
             self.name_slot(at, tracked);
             let Value::Alias(node) = self.grow(|r| r.value_from_tag(t, at))? else {
                 unreachable!("an object read into a named slot is an alias of it")
             };
-            self.depth -= 1;
+            self.cur.leave();
             return Ok(node);
         }
         self.node_from_tag(t, at, tracked)
@@ -371,7 +276,7 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// still to be read.
     fn track(&mut self, at: usize, node: &Ref, open: bool) {
         let node = node.clone();
-        let at = self.offset_of(at);
+        let at = self.cur.offset_of(at);
         self.tracked
             .get_or_insert_with(HashMap::new)
             .insert(at, Tracked { node, open });
@@ -380,7 +285,7 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// Marks the tracked item at `at` as read: references to it from now on
     /// close no cycle.
     fn close(&mut self, at: usize) {
-        let at = at + self.shift;
+        let at = at + self.cur.shift();
         if let Some(t) = self.tracked.as_mut().and_then(|m| m.get_mut(&at)) {
             t.open = false;
         }
@@ -393,11 +298,11 @@ impl<'a, 'o> Reader<'a, 'o> {
         let prefixes = self.slot.take();
         let named = prefixes.is_some();
         if !named {
-            self.enter()?;
+            self.cur.enter()?;
         }
         let node = self.make_node(t, at, tracked, &prefixes.unwrap_or_default())?;
         if !named {
-            self.depth -= 1;
+            self.cur.leave();
         }
         Ok(node)
     }
@@ -409,10 +314,12 @@ impl<'a, 'o> Reader<'a, 'o> {
                 let node = Ref::array(Array::new());
                 self.track_item(at, tracked, prefixes, &node, true);
                 let body = if t == tag::ARRAY {
-                    let n = self.count(self.opts.max_num_array_entries, "array", 1)?;
+                    let n = self
+                        .cur
+                        .count(self.opts.max_num_array_entries, "array", 1)?;
                     Body::Array(self.grow(|r| r.array_items(n))?)
                 } else {
-                    let n = self.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
                     Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 node.set_body(body);
@@ -469,7 +376,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                     // Only an object written without a reference (an
                     // OBJECT_FREEZE of an ARRAY) reads as an alias here: a
                     // cell cannot hold a slot.
-                    return Err(self.err_at(
+                    return Err(self.cur.error_at(
                         ErrorKind::Invalid(
                             "an object written without a reference cannot be held in a scalar"
                                 .into(),
@@ -489,9 +396,9 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// Reads the value a prefix tag (WEAKEN, OBJECT) applies to: one level
     /// deeper, so chains of prefixes count against the depth limit.
     fn nested_value(&mut self) -> Result<Value> {
-        self.enter()?;
+        self.cur.enter()?;
         let v = self.grow(|r| r.read_value());
-        self.depth -= 1;
+        self.cur.leave();
         v
     }
 
@@ -517,7 +424,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         }
         let mut h = Hash::with_capacity(n);
         for _ in 0..n {
-            let at = self.pos;
+            let at = self.cur.pos();
             let k = self.read_key(start, Key::new)?;
             match h.push_slot(k) {
                 Ok(slot) => self.read_into(slot)?,
@@ -544,7 +451,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         self.key_pos.reserve(n);
         self.keys.reserve(n);
         for _ in 0..n {
-            self.key_pos.push(self.pos);
+            self.key_pos.push(self.cur.pos());
             let k = self.read_key(start, make)?;
             self.read_into(h.push_unindexed(k))?;
         }
@@ -557,14 +464,10 @@ impl<'a, 'o> Reader<'a, 'o> {
     }
 
     fn duplicate_key(&self, k: &Key, at: usize) -> Error {
-        self.err_at(
+        self.cur.error_at(
             ErrorKind::Invalid(format!("duplicate key {k:?} in hash")),
             at,
         )
-    }
-
-    fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {
-        Ok(self.take(N)?.try_into().expect("length checked"))
     }
 }
 
@@ -574,16 +477,4 @@ fn scalar_of(r: &Ref) -> Value {
         Body::Scalar(v) => v.clone(),
         _ => Value::Undef,
     }
-}
-
-/// The error for a container (`what`) of `n` entries over `limit` (0: no
-/// limit), if it is over.
-#[inline]
-pub(crate) fn over_limit(n: u64, limit: usize, what: &str) -> Option<ErrorKind> {
-    (limit != 0 && n > limit as u64).then(|| too_many(n, limit, what))
-}
-
-#[cold]
-fn too_many(n: u64, limit: usize, what: &str) -> ErrorKind {
-    ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})"))
 }

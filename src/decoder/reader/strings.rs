@@ -16,12 +16,13 @@ impl<'a> Reader<'a, '_> {
         let (len, kind) = match t {
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => ((t & 31) as usize, StrKind::Bytes),
             tag::BINARY | tag::STR_UTF8 => {
-                let at = self.pos;
-                let n = self.varint()?;
+                let at = self.cur.pos();
+                let n = self.cur.varint()?;
                 if let Some(kind) = string_over_limit(n, self.opts.max_string_length, limited) {
-                    return Err(self.err_at(kind, at));
+                    return Err(self.cur.error_at(kind, at));
                 }
-                let n = usize::try_from(n).map_err(|_| self.err_at(ErrorKind::Truncated, at))?;
+                let n =
+                    usize::try_from(n).map_err(|_| self.cur.error_at(ErrorKind::Truncated, at))?;
                 (
                     n,
                     if t == tag::BINARY {
@@ -33,10 +34,10 @@ impl<'a> Reader<'a, '_> {
             }
             _ => return Ok(None),
         };
-        let at = self.pos;
-        let bytes = self.take(len)?;
+        let at = self.cur.pos();
+        let bytes = self.cur.slice(len)?;
         if kind == StrKind::Utf8 && self.opts.validate_utf8 && std::str::from_utf8(bytes).is_err() {
-            return Err(self.err_at(ErrorKind::InvalidUtf8, at));
+            return Err(self.cur.error_at(ErrorKind::InvalidUtf8, at));
         }
         Ok(Some((bytes, kind)))
     }
@@ -50,18 +51,18 @@ impl<'a> Reader<'a, '_> {
         what: &'static str,
         limited: bool,
     ) -> Result<(&'a [u8], StrKind)> {
-        let saved = self.pos;
-        self.pos = pos;
+        let saved = self.cur.pos();
+        self.cur.set_pos(pos);
         // The target may carry the track flag: Perl writes a COPY of a
         // string that is also a shared or aliased scalar.
-        let t = self.byte()?;
+        let t = self.cur.byte()?;
         let s = self.string(t & !TRACK_FLAG, limited);
-        let end = self.pos;
-        self.pos = saved;
-        let s = s?.ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, what), pos))?;
+        let end = self.cur.pos();
+        self.cur.set_pos(saved);
+        let s = s?.ok_or_else(|| self.cur.error_at(ErrorKind::UnexpectedTag(t, what), pos))?;
         if end > at {
-            let off = self.offset_of(pos) as u64;
-            return Err(self.err_at(
+            let off = self.cur.offset_of(pos) as u64;
+            return Err(self.cur.error_at(
                 ErrorKind::BadOffset(off, "COPY target (it must end before the COPY)"),
                 at,
             ));
@@ -77,11 +78,11 @@ impl<'a> Reader<'a, '_> {
     /// what that offset names (a later `ALIAS` or `REFP` to it means the
     /// copy), and so it is here.
     pub(super) fn copy_into(&mut self, at: usize, out: &mut Value) -> Result<Option<usize>> {
-        let off = self.varint()?;
-        let p = self.target(off, at, "COPY")?;
+        let off = self.cur.varint()?;
+        let p = self.cur.target(off, at, "COPY")?;
         let (b, kind) = self.string_at(p, at, "as the target of a COPY", true)?;
         self.string_into(out, b, kind);
-        Ok((self.buf[p] & TRACK_FLAG != 0).then_some(p))
+        Ok((self.cur.bytes()[p] & TRACK_FLAG != 0).then_some(p))
     }
 
     /// A hash key, in the hash whose tag is at `hash_start`; a key not met
@@ -97,8 +98,8 @@ impl<'a> Reader<'a, '_> {
         if t == tag::COPY {
             // A key COPY names an earlier key, or a string that ends before
             // the hash being read begins (never bytes of the hash itself).
-            let off = self.varint()?;
-            let p = self.target(off, at, "COPY")?;
+            let off = self.cur.varint()?;
+            let p = self.cur.target(off, at, "COPY")?;
             if let Some(k) = self.keys.at(p) {
                 return Ok(k.clone());
             }
@@ -112,7 +113,9 @@ impl<'a> Reader<'a, '_> {
                 self.keys.push((at, k.clone()));
                 Ok(k)
             }
-            None => Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)),
+            None => Err(self
+                .cur
+                .error_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)),
         }
     }
 
@@ -120,14 +123,18 @@ impl<'a> Reader<'a, '_> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
         let k = if t == tag::COPY {
-            let off = self.varint()?;
-            let p = self.target(off, at, "COPY")?;
+            let off = self.cur.varint()?;
+            let p = self.cur.target(off, at, "COPY")?;
             let (b, kind) = self.string_at(p, at, "as the target of a class name COPY", false)?;
             Key::new(b, kind == StrKind::Utf8)
         } else {
             match self.string(t, false)? {
                 Some((b, kind)) => Key::new(b, kind == StrKind::Utf8),
-                None => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a class name"), at)),
+                None => {
+                    return Err(self
+                        .cur
+                        .error_at(ErrorKind::UnexpectedTag(t, "as a class name"), at))
+                }
             }
         };
         self.classes.push((at, k.clone()));
@@ -136,13 +143,15 @@ impl<'a> Reader<'a, '_> {
 
     pub(super) fn regexp(&mut self) -> Result<Body> {
         let (t, at) = self.next_tag()?;
-        let (pattern, kind) = self
-            .string(t & !TRACK_FLAG, true)?
-            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as a regexp pattern"), at))?;
+        let (pattern, kind) = self.string(t & !TRACK_FLAG, true)?.ok_or_else(|| {
+            self.cur
+                .error_at(ErrorKind::UnexpectedTag(t, "as a regexp pattern"), at)
+        })?;
         let (t, at) = self.next_tag()?;
-        let (flags, _) = self
-            .string(t & !TRACK_FLAG, true)?
-            .ok_or_else(|| self.err_at(ErrorKind::UnexpectedTag(t, "as regexp flags"), at))?;
+        let (flags, _) = self.string(t & !TRACK_FLAG, true)?.ok_or_else(|| {
+            self.cur
+                .error_at(ErrorKind::UnexpectedTag(t, "as regexp flags"), at)
+        })?;
         Ok(Body::Regexp(Box::new(Regexp {
             pattern: Str::new(pattern),
             utf8: kind == StrKind::Utf8,

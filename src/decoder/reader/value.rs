@@ -1,7 +1,8 @@
 //! Values: what one untracked tag reads as, written into its slot.
 
-use super::{over_limit, Reader};
+use super::Reader;
 use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::over_limit;
 use crate::protocol::{self, tag};
 use crate::value::{Body, Key, Ref, Value};
 
@@ -29,17 +30,17 @@ impl Reader<'_, '_> {
                 return Ok(());
             }
             tag::VARINT if self.alias_below == 0 => {
-                let n = self.varint()?;
+                let n = self.cur.varint()?;
                 put(out, Value::from(n));
                 return Ok(());
             }
             tag::ZIGZAG => {
-                let n = protocol::zigzag_decode(self.varint()?);
+                let n = protocol::zigzag_decode(self.cur.varint()?);
                 put(out, Value::Int(n));
                 return Ok(());
             }
             tag::DOUBLE => {
-                let d = f64::from_le_bytes(self.fixed()?);
+                let d = f64::from_le_bytes(self.cur.fixed()?);
                 put(out, Value::Double(d));
                 return Ok(());
             }
@@ -49,7 +50,7 @@ impl Reader<'_, '_> {
                 return Ok(());
             }
             tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
-                self.enter()?;
+                self.cur.enter()?;
                 let n = (t & 15) as usize;
                 let (limit, what) = if t <= tag::ARRAYREF_15 {
                     (self.opts.max_num_array_entries, "array")
@@ -57,14 +58,14 @@ impl Reader<'_, '_> {
                     (self.opts.max_num_hash_entries, "hash")
                 };
                 if let Some(kind) = over_limit(n as u64, limit, what) {
-                    return Err(self.err_at(kind, at));
+                    return Err(self.cur.error_at(kind, at));
                 }
                 let body = if t <= tag::ARRAYREF_15 {
                     Body::Array(self.grow(|r| r.array_items(n))?)
                 } else {
                     Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
-                self.depth -= 1;
+                self.cur.leave();
                 put(out, Value::Ref(Ref::new(body)));
                 return Ok(());
             }
@@ -73,13 +74,13 @@ impl Reader<'_, '_> {
         let v = match t {
             tag::POS_0..=tag::POS_15 => self.alias_of(i64::from(t)),
             tag::NEG_16..=tag::NEG_1 => self.alias_of(i64::from(t) - 32),
-            tag::VARINT => match self.varint()? {
+            tag::VARINT => match self.cur.varint()? {
                 n if n < self.alias_below && self.alias_below > 16 => self.alias_of(n as i64),
                 n => Value::from(n),
             },
-            tag::FLOAT => Value::Float(f32::from_le_bytes(self.fixed()?)),
-            tag::LONG_DOUBLE => Value::LongDouble(Box::new(self.fixed()?)),
-            tag::FLOAT_128 => Value::Float128(Box::new(self.fixed()?)),
+            tag::FLOAT => Value::Float(f32::from_le_bytes(self.cur.fixed()?)),
+            tag::LONG_DOUBLE => Value::LongDouble(Box::new(self.cur.fixed()?)),
+            tag::FLOAT_128 => Value::Float128(Box::new(self.cur.fixed()?)),
             tag::UNDEF if self.opts.use_undef => Value::CanonicalUndef,
             tag::UNDEF => Value::Undef,
             tag::CANONICAL_UNDEF => Value::CanonicalUndef,
@@ -97,7 +98,7 @@ impl Reader<'_, '_> {
                 // Only registered items resolve, and an item is registered
                 // when its tag is read: a REFP may name its own tracked tag
                 // (Perl writes `$x = \$x` that way).
-                let off = self.varint()?;
+                let off = self.cur.varint()?;
                 let item = self
                     .tracked
                     .as_mut()
@@ -121,7 +122,7 @@ impl Reader<'_, '_> {
                 let class = self.object_class(t == tag::OBJECT, at)?;
                 let v = self.nested_value()?;
                 let target = object_target(&v).ok_or_else(|| {
-                    self.err_at(
+                    self.cur.error_at(
                         ErrorKind::Invalid("an object must be a reference".into()),
                         at,
                     )
@@ -133,11 +134,11 @@ impl Reader<'_, '_> {
             }
             tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => self.frozen_object(t, at)?,
             tag::WEAKEN => {
-                self.weak_ref_at = self.pos;
+                self.weak_ref_at = self.cur.pos();
                 let Value::Ref(r) = self.nested_value()? else {
-                    return Err(
-                        self.err_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at)
-                    );
+                    return Err(self
+                        .cur
+                        .error_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at));
                 };
                 let w = r.downgrade();
                 if is_immortal(&r) {
@@ -155,7 +156,11 @@ impl Reader<'_, '_> {
                 }
                 return Ok(());
             }
-            _ => return Err(self.err_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+            _ => {
+                return Err(self
+                    .cur
+                    .error_at(ErrorKind::UnexpectedTag(t, "as a value"), at))
+            }
         };
         put(out, v);
         Ok(())
@@ -181,7 +186,7 @@ impl Reader<'_, '_> {
     /// `OBJECTV` (an offset to an earlier class name follows).
     pub(super) fn object_class(&mut self, literal: bool, at: usize) -> Result<Key> {
         if self.opts.refuse_objects {
-            return Err(self.err_at(
+            return Err(self.cur.error_at(
                 ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
                 at,
             ));
@@ -189,11 +194,13 @@ impl Reader<'_, '_> {
         if literal {
             return self.class_name();
         }
-        let off = self.varint()?;
-        let p = self.target(off, at, "OBJECTV")?;
+        let off = self.cur.varint()?;
+        let p = self.cur.target(off, at, "OBJECTV")?;
         match self.classes.at(p) {
             Some(k) => Ok(k.clone()),
-            None => Err(self.err_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
+            None => Err(self
+                .cur
+                .error_at(ErrorKind::BadOffset(off, "OBJECTV class name"), at)),
         }
     }
 }

@@ -2,6 +2,13 @@
 //!
 //! Tag values, header magic strings and document types are those of the
 //! Sereal specification (`sereal_spec.pod`), protocol versions 1 to 5.
+//! [`Cursor`] is the body reader's primitives, which every reader of tags
+//! shares.
+
+mod cursor;
+
+pub(crate) use cursor::over_limit;
+pub use cursor::Cursor;
 
 /// Newest protocol version this crate writes and reads; the encoder default.
 pub const PROTOCOL_VERSION: u8 = 5;
@@ -152,6 +159,15 @@ pub fn write_varint(out: &mut Vec<u8>, mut n: u64) {
     out.push(n as u8);
 }
 
+/// Appends the start of a document's header: the magic string of protocol
+/// `version` and the version-and-type byte of a raw body (compression, if
+/// any, sets its type when the body is framed).
+#[inline]
+pub(crate) fn write_magic(out: &mut Vec<u8>, version: u8) {
+    out.extend_from_slice(if version >= 3 { MAGIC_V3 } else { MAGIC_V1 });
+    out.push(version);
+}
+
 /// Reads a varint from the start of `buf`: the value and the bytes it took,
 /// or `None` when `buf` ends inside it or it does not fit in 64 bits.
 ///
@@ -159,7 +175,7 @@ pub fn write_varint(out: &mut Vec<u8>, mut n: u64) {
 /// assert_eq!(sereal::protocol::read_varint(&[0xac, 0x02, 9]), Some((300, 2)));
 /// assert_eq!(sereal::protocol::read_varint(&[0x80]), None);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
     let mut n: u64 = 0;
     for (i, &b) in buf.iter().enumerate().take(MAX_VARINT_LEN) {

@@ -1,0 +1,419 @@
+//! The body reader's primitives: a position in a body, and the reads that
+//! check what they take against what is left.
+
+use super::{varint_at, MAX_VARINT_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use std::ops::Range;
+
+/// A position in a document body and the reads every walker of its tags
+/// makes: bytes, varints, lengths and counts checked against what is left,
+/// the offsets back-references name checked to point before where they are
+/// read, and the nesting depth checked against a limit. The value decoder,
+/// the serde deserializer and the `sereal` command's tag walker read bodies
+/// through it.
+///
+/// `B` is the body: a `&[u8]`, or anything that dereferences to one. Its
+/// first byte has body offset `shift` (1 from protocol 2 on, the header's
+/// length in protocol 1), which is what back-reference offsets count in.
+/// Errors are placed at buffer positions plus `base` (see
+/// [`placed_at`](Cursor::placed_at)); every error has a position.
+///
+/// ```
+/// use sereal::protocol::Cursor;
+/// use sereal::ErrorKind;
+/// // ARRAY of 2: the small integers 1 and 300 as varints
+/// let body = [0x2b, 0x02, 0x01, 0xac, 0x02];
+/// let mut c = Cursor::new(&body[..], 1);
+/// assert_eq!(c.byte().unwrap(), 0x2b);
+/// assert_eq!(c.count(0, "array", 1).unwrap(), 2);
+/// assert_eq!((c.varint().unwrap(), c.varint().unwrap()), (1, 300));
+/// let e = c.byte().unwrap_err();
+/// assert_eq!((e.kind(), e.offset()), (&ErrorKind::Truncated, Some(5)));
+/// // an offset must name an earlier item: body offset 1 is position 0
+/// assert_eq!(c.target(1, 3, "COPY").unwrap(), 0);
+/// assert!(c.target(4, 3, "COPY").is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Cursor<B> {
+    buf: B,
+    pos: usize,
+    shift: usize,
+    base: usize,
+    in_body: bool,
+    depth: usize,
+    max_depth: usize,
+}
+
+impl<B: AsRef<[u8]>> Cursor<B> {
+    /// A cursor at the start of `buf`, whose first byte has body offset
+    /// `shift`; errors at buffer positions, no depth limit.
+    #[inline]
+    pub fn new(buf: B, shift: usize) -> Self {
+        Cursor {
+            buf,
+            pos: 0,
+            shift,
+            base: 0,
+            in_body: false,
+            depth: 0,
+            max_depth: usize::MAX,
+        }
+    }
+
+    /// Places errors at `base` plus their buffer position, counted in the
+    /// decompressed body when `in_body` (as their message then says).
+    #[inline]
+    pub fn placed_at(self, base: usize, in_body: bool) -> Self {
+        Cursor {
+            base,
+            in_body,
+            ..self
+        }
+    }
+
+    /// Limits the nesting depth [`enter`](Cursor::enter) allows (0: no
+    /// limit, as `max_recursion_depth` has it).
+    #[inline]
+    pub fn max_depth(self, max: usize) -> Self {
+        Cursor {
+            max_depth: if max == 0 { usize::MAX } else { max },
+            ..self
+        }
+    }
+
+    /// The whole buffer.
+    #[inline]
+    pub fn buf(&self) -> &B {
+        &self.buf
+    }
+
+    /// The bytes of the buffer.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.as_ref()
+    }
+
+    /// The position of the next read.
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves to `pos` (at most the buffer's length).
+    #[inline]
+    pub fn set_pos(&mut self, pos: usize) {
+        debug_assert!(pos <= self.bytes().len());
+        self.pos = pos;
+    }
+
+    /// The bytes left after the position.
+    #[inline]
+    pub fn left(&self) -> usize {
+        self.bytes().len() - self.pos
+    }
+
+    /// The body offset of the buffer's first byte.
+    #[inline]
+    pub fn shift(&self) -> usize {
+        self.shift
+    }
+
+    /// The body offset of buffer position `pos`.
+    #[inline]
+    pub fn offset_of(&self, pos: usize) -> usize {
+        pos + self.shift
+    }
+
+    /// The current nesting depth.
+    #[inline]
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// An error of `kind` at buffer position `at`.
+    #[cold]
+    pub fn error_at(&self, kind: ErrorKind, at: usize) -> Error {
+        Error::new(kind).or_at(self.base + at, self.in_body)
+    }
+
+    /// `e`, placed at buffer position `at` if it has no position yet (an
+    /// error a callback raised).
+    #[inline]
+    pub fn place(&self, e: Error, at: usize) -> Error {
+        e.or_at(self.base + at, self.in_body)
+    }
+
+    /// An error of `kind` at the position.
+    #[cold]
+    pub fn error(&self, kind: ErrorKind) -> Error {
+        self.error_at(kind, self.pos)
+    }
+
+    /// The next byte.
+    #[inline]
+    pub fn byte(&mut self) -> Result<u8> {
+        match self.bytes().get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b)
+            }
+            None => Err(self.error(ErrorKind::Truncated)),
+        }
+    }
+
+    /// The next varint: `Truncated` when the buffer ends inside it,
+    /// `BadVarint` when it is longer than ten bytes or overflows 64 bits.
+    #[inline]
+    pub fn varint(&mut self) -> Result<u64> {
+        // One byte (small counts, lengths, offsets and integers) in place.
+        if let Some(&b @ 0..=0x7f) = self.bytes().get(self.pos) {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        self.long_varint()
+    }
+
+    // Out of line, with the general varint read inlined into it.
+    #[inline(never)]
+    fn long_varint(&mut self) -> Result<u64> {
+        match varint_at(self.bytes(), self.pos) {
+            Ok((n, len)) => {
+                self.pos += len;
+                Ok(n)
+            }
+            Err(kind) => Err(self.error(kind)),
+        }
+    }
+
+    /// Whether the buffer ends inside the varint at the position (as
+    /// opposed to holding a malformed one), for a reader that tells the two
+    /// apart.
+    pub fn varint_cut(&self) -> bool {
+        self.left() < MAX_VARINT_LEN
+    }
+
+    /// The range of the next `n` bytes, which must be there.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<Range<usize>> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes().len())
+            .ok_or_else(|| self.error(ErrorKind::Truncated))?;
+        let r = self.pos..end;
+        self.pos = end;
+        Ok(r)
+    }
+
+    /// The next `N` bytes.
+    #[inline]
+    pub fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let r = self.take(N)?;
+        Ok(self.bytes()[r].try_into().expect("N bytes"))
+    }
+
+    /// A count read as a varint, checked against `limit` (0: none; over it
+    /// is `LimitExceeded`, naming `what`) and against the bytes left: each
+    /// of the items counted takes at least `min_bytes`, and more of them
+    /// than fit is `Truncated`. Both errors are at the count.
+    #[inline]
+    pub fn count(&mut self, limit: usize, what: &str, min_bytes: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.varint()?;
+        if let Some(kind) = over_limit(n, limit, what) {
+            return Err(self.error_at(kind, at));
+        }
+        if n.saturating_mul(min_bytes as u64) > self.left() as u64 {
+            return Err(self.error_at(ErrorKind::Truncated, at));
+        }
+        Ok(n as usize)
+    }
+
+    /// The buffer position the body offset `off` names, read for an item at
+    /// buffer position `at`: it must be before `at`. Otherwise a `BadOffset`
+    /// naming `what`, at `at`.
+    #[inline]
+    pub fn target(&self, off: u64, at: usize, what: &'static str) -> Result<usize> {
+        self.position_of(off)
+            .filter(|&p| p < at)
+            .ok_or_else(|| self.error_at(ErrorKind::BadOffset(off, what), at))
+    }
+
+    /// The buffer position of body offset `off`, if it is in the buffer or
+    /// at its end.
+    #[inline]
+    pub fn position_of(&self, off: u64) -> Option<usize> {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_sub(self.shift))
+            .filter(|&p| p <= self.bytes().len())
+    }
+
+    /// One nesting level deeper: `DepthExceeded` past the limit.
+    #[inline]
+    pub fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(self.error(ErrorKind::DepthExceeded(self.max_depth)));
+        }
+        Ok(())
+    }
+
+    /// Back to nesting depth `depth` (a reader that leaves several levels
+    /// at once).
+    #[inline]
+    pub fn set_depth(&mut self, depth: usize) {
+        self.depth = depth;
+    }
+
+    /// One nesting level back.
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+impl<'a> Cursor<&'a [u8]> {
+    /// The next `n` bytes, borrowed for as long as the buffer is.
+    #[inline]
+    pub fn slice(&mut self, n: usize) -> Result<&'a [u8]> {
+        let buf: &'a [u8] = self.buf;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= buf.len())
+            .ok_or_else(|| self.error(ErrorKind::Truncated))?;
+        let s = &buf[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+}
+
+/// The error for a count of `n` `what`s over `limit` (0: no limit), if it
+/// is over.
+#[inline]
+pub(crate) fn over_limit(n: u64, limit: usize, what: &str) -> Option<ErrorKind> {
+    (limit != 0 && n > limit as u64).then(|| too_many(n, limit, what))
+}
+
+#[cold]
+fn too_many(n: u64, limit: usize, what: &str) -> ErrorKind {
+    ErrorKind::LimitExceeded(format!("{what} of {n} entries (limit {limit})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind_at<T: std::fmt::Debug>(r: Result<T>) -> (ErrorKind, Option<usize>) {
+        let e = r.unwrap_err();
+        (e.kind().clone(), e.offset())
+    }
+
+    #[test]
+    fn counts_are_checked_against_their_limit_and_the_bytes_left() {
+        // 3 items of at least 2 bytes each, 6 bytes after the count
+        let body = [0x03, 0, 0, 0, 0, 0, 0];
+        assert_eq!(Cursor::new(&body[..], 1).count(3, "hash", 2).unwrap(), 3);
+        let (k, at) = kind_at(Cursor::new(&body[..], 1).count(2, "hash", 2));
+        assert!(matches!(k, ErrorKind::LimitExceeded(m) if m == "hash of 3 entries (limit 2)"));
+        assert_eq!(at, Some(0));
+        assert_eq!(
+            kind_at(Cursor::new(&body[..6], 1).count(0, "hash", 2)),
+            (ErrorKind::Truncated, Some(0))
+        );
+        // a count of 2^63 items of one byte is refused, not overflowed
+        let huge = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01];
+        assert_eq!(
+            kind_at(Cursor::new(&huge[..], 1).count(0, "array", 1)),
+            (ErrorKind::Truncated, Some(0))
+        );
+    }
+
+    #[test]
+    fn varints_cut_short_and_malformed_ones_differ() {
+        let mut c = Cursor::new(&[0x80, 0x80][..], 1);
+        assert!(c.varint_cut());
+        assert_eq!(kind_at(c.varint()), (ErrorKind::Truncated, Some(0)));
+        let long = [0xff; 11];
+        let mut c = Cursor::new(&long[..], 1);
+        assert!(!c.varint_cut());
+        assert_eq!(kind_at(c.varint()), (ErrorKind::BadVarint, Some(0)));
+        assert_eq!(c.pos(), 0, "a failed read does not move");
+    }
+
+    #[test]
+    fn errors_are_placed_from_the_base() {
+        let mut c = Cursor::new(&[0x01][..], 1).placed_at(6, true);
+        c.byte().unwrap();
+        let e = c.byte().unwrap_err();
+        assert_eq!(e.offset(), Some(7));
+        assert_eq!(
+            e.to_string(),
+            "unexpected end of input at decompressed body offset 7"
+        );
+        let e = c.place(Error::new(ErrorKind::Invalid("a visitor's".into())), 0);
+        assert_eq!(e.offset(), Some(6));
+        let placed = Error::at(ErrorKind::TrailingData, 2);
+        assert_eq!(
+            c.place(placed, 0).offset(),
+            Some(2),
+            "a placed error keeps its place"
+        );
+    }
+
+    #[test]
+    fn targets_name_earlier_items_only() {
+        let body = [0x01, 0x02, 0x03, 0x04];
+        let c = Cursor::new(&body[..], 1);
+        assert_eq!(c.target(1, 2, "COPY").unwrap(), 0);
+        assert_eq!(c.target(2, 2, "COPY").unwrap(), 1);
+        for off in [0, 3, 4, 99, u64::MAX] {
+            assert_eq!(
+                kind_at(c.target(off, 2, "COPY")),
+                (ErrorKind::BadOffset(off, "COPY"), Some(2)),
+                "offset {off}"
+            );
+        }
+        // protocol 1: offsets count from the document's start
+        let c = Cursor::new(&body[..], 6);
+        assert_eq!(c.target(6, 1, "REFP").unwrap(), 0);
+        assert!(c.target(5, 1, "REFP").is_err());
+        assert_eq!(c.position_of(10), Some(4));
+        assert_eq!(c.position_of(11), None);
+    }
+
+    #[test]
+    fn depth_is_limited_and_zero_means_none() {
+        let mut c = Cursor::new(&[0u8][..], 1).max_depth(2);
+        c.enter().unwrap();
+        c.enter().unwrap();
+        assert_eq!(kind_at(c.enter()), (ErrorKind::DepthExceeded(2), Some(0)));
+        c.set_depth(1);
+        c.enter().unwrap();
+        let mut free = Cursor::new(&[0u8][..], 1).max_depth(0);
+        for _ in 0..100_000 {
+            free.enter().unwrap();
+        }
+        assert_eq!(free.depth(), 100_000);
+    }
+
+    #[test]
+    fn reads_take_what_is_there() {
+        let body = [0xac, 0x02, b'a', b'b', b'c', 1, 2, 3, 4];
+        let mut c = Cursor::new(&body[..], 1);
+        assert_eq!(c.varint().unwrap(), 300);
+        assert_eq!(c.slice(3).unwrap(), b"abc");
+        assert_eq!(c.fixed::<4>().unwrap(), [1, 2, 3, 4]);
+        assert_eq!(c.left(), 0);
+        assert_eq!(kind_at(c.take(1)), (ErrorKind::Truncated, Some(9)));
+        assert_eq!(
+            kind_at(c.slice(usize::MAX)),
+            (ErrorKind::Truncated, Some(9))
+        );
+        let mut c = Cursor::new(std::borrow::Cow::from(body.to_vec()), 1);
+        c.set_pos(2);
+        assert_eq!(c.take(3).unwrap(), 2..5);
+        assert_eq!(c.offset_of(c.pos()), 6);
+    }
+}
