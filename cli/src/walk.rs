@@ -1,11 +1,14 @@
 //! A tag walker over a Sereal body, for `info` and `dump`: reads one tag
-//! after another with an explicit stack (no recursion), checks every length
-//! and offset against the buffer, and reports each tag with its nesting.
+//! after another with an explicit stack (no recursion), through the
+//! library's body reader (`sereal::protocol::Cursor`, which checks every
+//! length, count and offset against the buffer, as the decoder's reads do),
+//! and reports each tag with its nesting.
 //! It does not build values; as it goes, [`Rules`] checks what else the
 //! decoder would refuse.
 
 use crate::rules::{self, Rules};
-use sereal::protocol::{self, tag, TRACK_FLAG};
+use sereal::protocol::{self, tag, Cursor, TRACK_FLAG};
+use sereal::ErrorKind;
 
 /// What an item is to the item holding it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -125,10 +128,10 @@ impl Frame<'_> {
     }
 }
 
+/// The walker's reads: the library's body reader, with messages that say
+/// what was expected where it fails.
 struct Walker<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    shift: usize,
+    cur: Cursor<&'a [u8]>,
 }
 
 impl<'a> Walker<'a> {
@@ -136,73 +139,73 @@ impl<'a> Walker<'a> {
         Err(Fail::Bad(at, msg.into()))
     }
 
+    /// The failure of a read: the reader's error, at its position.
+    fn failed(e: sereal::Error) -> Fail {
+        Fail::Bad(e.offset().unwrap_or_default(), e.kind().to_string())
+    }
+
     fn byte(&mut self) -> Result<u8, Fail> {
-        match self.buf.get(self.pos) {
-            Some(&b) => {
-                self.pos += 1;
-                Ok(b)
-            }
-            None => self.bad(self.pos, "unexpected end of input"),
-        }
+        self.cur.byte().map_err(Walker::failed)
     }
 
     fn varint(&mut self) -> Result<u64, Fail> {
-        match protocol::read_varint(&self.buf[self.pos..]) {
-            Some((n, len)) => {
-                self.pos += len;
-                Ok(n)
-            }
-            None if self.buf.len() - self.pos < protocol::MAX_VARINT_LEN => {
-                self.bad(self.pos, "unexpected end of input (inside a varint)")
-            }
-            None => self.bad(self.pos, "malformed varint"),
-        }
+        let cut = self.cur.varint_cut();
+        self.cur.varint().map_err(|e| match e.kind() {
+            ErrorKind::Truncated if cut => Fail::Bad(
+                e.offset().unwrap_or_default(),
+                "unexpected end of input (inside a varint)".into(),
+            ),
+            _ => Walker::failed(e),
+        })
     }
 
     fn take(&mut self, n: u64) -> Result<&'a [u8], Fail> {
-        let left = (self.buf.len() - self.pos) as u64;
-        if n > left {
-            return self.bad(
-                self.pos,
-                format!("unexpected end of input ({} needed, {left} left)", bytes(n)),
-            );
+        let left = self.cur.left();
+        match usize::try_from(n).map(|n| self.cur.slice(n)) {
+            Ok(Ok(s)) => Ok(s),
+            _ => self.bad(
+                self.cur.pos(),
+                format!(
+                    "unexpected end of input ({} needed, {} left)",
+                    bytes(n),
+                    bytes(left as u64)
+                ),
+            ),
         }
-        let s = &self.buf[self.pos..self.pos + n as usize];
-        self.pos += n as usize;
-        Ok(s)
     }
 
     /// A count of items each taking at least `min` bytes, checked against
     /// the bytes left.
-    fn count(&mut self, min: u64, what: &str, unit: &str) -> Result<u64, Fail> {
-        let at = self.pos;
+    fn count(&mut self, min: usize, what: &str, unit: &str) -> Result<u64, Fail> {
+        let at = self.cur.pos();
         let n = self.varint()?;
-        let left = (self.buf.len() - self.pos) as u64;
-        if n.saturating_mul(min) > left {
-            return self.bad(
+        self.cur.set_pos(at);
+        match self.cur.count(0, what, min) {
+            Ok(n) => Ok(n as u64),
+            Err(_) => self.bad(
                 at,
                 format!(
                     "{what} of {n} {unit} claimed, but only {} left",
-                    bytes(left)
+                    bytes(self.cur.left() as u64)
                 ),
-            );
+            ),
         }
-        Ok(n)
     }
 
     /// The string at buffer position `p`, if a string tag is there.
     fn string_at(&self, p: usize) -> Option<&'a [u8]> {
-        let t = *self.buf.get(p)? & !TRACK_FLAG;
+        let buf: &'a [u8] = self.cur.buf();
+        let t = *buf.get(p)? & !TRACK_FLAG;
         let (len, start) = match t {
             tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => ((t & 31) as u64, p + 1),
             tag::BINARY | tag::STR_UTF8 => {
-                let (n, l) = protocol::read_varint(self.buf.get(p + 1..)?)?;
+                let (n, l) = protocol::read_varint(buf.get(p + 1..)?)?;
                 (n, p + 1 + l)
             }
             _ => return None,
         };
         let end = start.checked_add(usize::try_from(len).ok()?)?;
-        self.buf.get(start..end)
+        buf.get(start..end)
     }
 
     /// Resolves an offset read for the tag at `at`: it must point before
@@ -210,18 +213,14 @@ impl<'a> Walker<'a> {
     /// reference to itself). What is there is for [`Rules`] to check.
     fn target(&self, off: u64, at: usize, name: &str) -> Result<Target<'a>, Fail> {
         let upto = at + usize::from(matches!(name, "REFP" | "ALIAS"));
-        let p = usize::try_from(off)
-            .ok()
-            .and_then(|o| o.checked_sub(self.shift))
-            .filter(|&p| p < upto);
-        let Some(p) = p else {
+        let Some(p) = self.cur.position_of(off).filter(|&p| p < upto) else {
             return self.bad(
                 at,
                 format!("{name} offset {off} does not point to an earlier item"),
             );
         };
         Ok(Target {
-            tag: self.buf[p],
+            tag: self.cur.bytes()[p],
             string: self.string_at(p),
         })
     }
@@ -243,7 +242,9 @@ pub fn walk<'a>(
     mut each: impl FnMut(&Item<'a>) -> std::io::Result<()>,
     mut done: impl FnMut(&'a [u8]),
 ) -> Result<usize, Fail> {
-    let mut w = Walker { buf, pos: 0, shift };
+    let mut w = Walker {
+        cur: Cursor::new(buf, shift),
+    };
     let mut rules = Rules::new(buf, shift);
     let mut stack = vec![Frame {
         kind: Kind::Root,
@@ -259,14 +260,14 @@ pub fn walk<'a>(
                 rules.close(closed.rules, &mut parent.rules);
             }
         }
-        if w.pos >= next_done {
-            done(&buf[..w.pos - DONE_STEP / 2]);
-            next_done = w.pos + DONE_STEP;
+        if w.cur.pos() >= next_done {
+            done(&buf[..w.cur.pos() - DONE_STEP / 2]);
+            next_done = w.cur.pos() + DONE_STEP;
         }
         let depth = stack.len().saturating_sub(1);
         let Some(frame) = stack.last_mut() else { break };
         let role = frame.role();
-        let at = w.pos;
+        let at = w.cur.pos();
         let t = w.byte()?;
         let tracked = t & TRACK_FLAG != 0;
         if tracked {
@@ -416,7 +417,7 @@ pub fn walk<'a>(
         }
     }
     match rules.failure() {
-        None => Ok(w.pos),
-        Some((at, m)) => Err(Fail::Refused(w.pos, at, m)),
+        None => Ok(w.cur.pos()),
+        Some((at, m)) => Err(Fail::Refused(w.cur.pos(), at, m)),
     }
 }
