@@ -194,7 +194,7 @@ pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
 /// Reads the varint at `buf[pos..]`: its value and length, or what is wrong
 /// (`Truncated` when the input ends inside it, `BadVarint` when it is too
 /// long or overflows), for the readers to place at `pos`.
-#[inline]
+#[inline(always)]
 pub(crate) fn varint_at(buf: &[u8], pos: usize) -> Result<(u64, usize), crate::ErrorKind> {
     let rest = &buf[pos..];
     // The error is made only on failure: an `ErrorKind` built eagerly (as
