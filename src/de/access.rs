@@ -26,10 +26,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         false
     }
 
+    #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.cur.pos();
         if let Some(d) = self.double_at(at) {
-            return float(visitor, d, Want::Any, None).map_err(|e| self.cur.place(e, at));
+            return visitor.visit_f64(d).map_err(|e| self.cur.place(e, at));
         }
         self.parse(visitor, Want::Any)
     }

@@ -12,7 +12,7 @@
 //! from an uncompressed input.
 
 use crate::decoder::{
-    document_size_check, frame, string_over_limit, DecoderOptions, Header, DEFAULT_OPTIONS,
+    document_size_check, frame, string_over_limit, DecoderOptions, Header, DEFAULTS,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
@@ -423,12 +423,13 @@ impl<'de> Deserializer<'de> {
     /// A plain `DOUBLE` at `at`, read (the common form of a float).
     #[inline]
     fn double_at(&mut self, at: usize) -> Option<f64> {
-        if self.cur.bytes().get(at) != Some(&tag::DOUBLE) {
-            return None;
+        match self.cur.bytes().get(at..at + 9)? {
+            &[tag::DOUBLE, b0, b1, b2, b3, b4, b5, b6, b7] => {
+                self.cur.set_pos(at + 9);
+                Some(f64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]))
+            }
+            _ => None,
         }
-        let b: [u8; 8] = self.cur.bytes().get(at + 1..at + 9)?.try_into().ok()?;
-        self.cur.set_pos(at + 9);
-        Some(f64::from_le_bytes(b))
     }
 
     /// An `Option` whose value is not a plain `UNDEF`: `None` for what
@@ -489,7 +490,7 @@ fn float<'de, V: Visitor<'de>>(
 /// assert_eq!((a, b.as_str(), c), (1, "two", vec![3.5]));
 /// ```
 pub fn from_slice<'de, T: de::Deserialize<'de>>(input: &'de [u8]) -> Result<T> {
-    deserialize(input, &DEFAULT_OPTIONS)
+    deserialize(input, &DEFAULTS)
 }
 
 /// As [`from_slice`], with decoder options (limits, refusals).

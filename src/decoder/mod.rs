@@ -16,7 +16,7 @@ mod options;
 mod reader;
 
 #[cfg(feature = "serde")]
-pub(crate) use options::DEFAULT_OPTIONS;
+pub(crate) use options::DEFAULTS;
 pub use options::{DecoderOptions, ThawOrder};
 
 #[cfg(feature = "serde")]

@@ -136,12 +136,9 @@ impl Default for DecoderOptions {
     }
 }
 
-/// The default options, for the one-shot serde entry points to read in
-/// place.
-#[cfg(feature = "serde")]
-pub(crate) static DEFAULT_OPTIONS: DecoderOptions = DEFAULTS;
-
-const DEFAULTS: DecoderOptions = DecoderOptions {
+/// The default options. A constant, not a static: the one-shot serde entry
+/// points read their limits from it as immediates, and nothing is built.
+pub(crate) const DEFAULTS: DecoderOptions = DecoderOptions {
     refuse_snappy: false,
     refuse_zlib: false,
     refuse_zstd: false,
