@@ -165,11 +165,7 @@ impl<'a> Walker<'a> {
             Ok(Ok(s)) => Ok(s),
             _ => self.bad(
                 self.cur.pos(),
-                format!(
-                    "unexpected end of input ({} needed, {} left)",
-                    bytes(n),
-                    bytes(left as u64)
-                ),
+                format!("unexpected end of input ({} needed, {left} left)", bytes(n)),
             ),
         }
     }

@@ -97,6 +97,41 @@ fn info_on_a_damaged_document_prints_what_parsed_then_the_error() {
 }
 
 #[test]
+fn the_walker_says_what_a_damaged_body_lacks() {
+    let cases: [(&[u8], &str); 5] = [
+        // BINARY of 10 bytes, 3 present
+        (
+            b"=\xF3rl\x05\x00\x26\x0aabc",
+            "error at offset 8 (body offset 3): unexpected end of input (10 bytes needed, 3 left)\n",
+        ),
+        // a varint cut short, and one of eleven bytes
+        (
+            b"=\xF3rl\x05\x00\x20\x80",
+            "error at offset 7 (body offset 2): unexpected end of input (inside a varint)\n",
+        ),
+        (
+            b"=\xF3rl\x05\x00\x20\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+            "error at offset 7 (body offset 2): malformed varint\n",
+        ),
+        // a hash of 3 entries, 2 bytes left
+        (
+            b"=\xF3rl\x05\x00\x2a\x03\x01\x01",
+            "error at offset 7 (body offset 2): a hash of 3 entries claimed, but only 2 bytes left\n",
+        ),
+        // a COPY of what comes after it
+        (
+            b"=\xF3rl\x05\x00\x2f\x05",
+            "error at offset 6 (body offset 1): COPY offset 5 does not point to an earlier item\n",
+        ),
+    ];
+    for (doc, want) in cases {
+        let (code, _, err) = run(&["dump"], doc);
+        assert_eq!(code, 1, "{doc:02x?}");
+        assert!(err.ends_with(want), "{doc:02x?}: {err}");
+    }
+}
+
+#[test]
 fn input_that_is_not_sereal_is_named_for_what_it_looks_like() {
     let dir = TempDir::new("errors");
     let empty = dir.file("empty.srl", b"");

@@ -513,7 +513,12 @@ impl Decoder {
         let (body, shift, end) = frame(&self.opts, input, header)?;
         // A decompressed body becomes the shared buffer itself.
         let inflated = match (shared, body) {
-            (Some(_), Cow::Owned(body)) => Ok(Bytes::from(body)),
+            (Some(_), Cow::Owned(mut body)) => {
+                // Its strings may hold it long: without the spare capacity
+                // decompression left.
+                body.shrink_to_fit();
+                Ok(Bytes::from(body))
+            }
             (_, body) => Err(body),
         };
         let (buf, source): (&[u8], _) = match &inflated {

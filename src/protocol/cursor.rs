@@ -99,17 +99,17 @@ impl<B: AsRef<[u8]>> Cursor<B> {
         self.pos
     }
 
-    /// Moves to `pos` (at most the buffer's length).
+    /// Moves to `pos`, at most the buffer's length (past it, every read
+    /// finds the end).
     #[inline]
     pub fn set_pos(&mut self, pos: usize) {
-        debug_assert!(pos <= self.bytes().len());
         self.pos = pos;
     }
 
     /// The bytes left after the position.
     #[inline]
     pub fn left(&self) -> usize {
-        self.bytes().len() - self.pos
+        self.bytes().len().saturating_sub(self.pos)
     }
 
     /// The body offset of the buffer's first byte.
@@ -223,10 +223,10 @@ impl<B: AsRef<[u8]>> Cursor<B> {
         if let Some(kind) = over_limit(n, limit, what) {
             return Err(self.error_at(kind, at));
         }
-        if n.saturating_mul(min_bytes as u64) > self.left() as u64 {
-            return Err(self.error_at(ErrorKind::Truncated, at));
+        match usize::try_from(n) {
+            Ok(n) if n.saturating_mul(min_bytes) <= self.left() => Ok(n),
+            _ => Err(self.error_at(ErrorKind::Truncated, at)),
         }
-        Ok(n as usize)
     }
 
     /// The buffer position the body offset `off` names, read for an item at
@@ -266,10 +266,10 @@ impl<B: AsRef<[u8]>> Cursor<B> {
         self.depth = depth;
     }
 
-    /// One nesting level back.
+    /// One nesting level back (none at depth 0).
     #[inline]
     pub fn leave(&mut self) {
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
     }
 }
 
@@ -396,6 +396,23 @@ mod tests {
             free.enter().unwrap();
         }
         assert_eq!(free.depth(), 100_000);
+    }
+
+    #[test]
+    fn a_position_past_the_end_reads_as_the_end() {
+        let mut c = Cursor::new(&[0x01][..], 1);
+        c.set_pos(5);
+        assert_eq!(c.left(), 0);
+        assert!(c.varint_cut());
+        assert_eq!(kind_at(c.varint()), (ErrorKind::Truncated, Some(5)));
+        assert_eq!(kind_at(c.byte()), (ErrorKind::Truncated, Some(5)));
+        assert_eq!(kind_at(c.take(0)), (ErrorKind::Truncated, Some(5)));
+        assert_eq!(
+            kind_at(c.count(0, "array", 1)),
+            (ErrorKind::Truncated, Some(5))
+        );
+        c.leave();
+        assert_eq!(c.depth(), 0);
     }
 
     #[test]

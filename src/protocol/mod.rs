@@ -196,7 +196,7 @@ pub fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
 /// long or overflows), for the readers to place at `pos`.
 #[inline(always)]
 pub(crate) fn varint_at(buf: &[u8], pos: usize) -> Result<(u64, usize), crate::ErrorKind> {
-    let rest = &buf[pos..];
+    let rest = buf.get(pos..).unwrap_or_default();
     // The error is made only on failure: an `ErrorKind` built eagerly (as
     // `ok_or` does) is also dropped on every success.
     match read_varint(rest) {
