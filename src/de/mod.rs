@@ -84,7 +84,7 @@ pub struct Deserializer<'de> {
     /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
     /// ways by a hash of the position: position + 1 (0: empty) and the
     /// key. Made at the first key COPY.
-    key_copies: Vec<[(usize, KeyRef); 2]>,
+    key_copies: Option<Box<KeyCopies>>,
 }
 
 /// A document's body as [`Deserializer::framed`] finds it: its bytes,
@@ -144,6 +144,10 @@ impl<T> std::ops::DerefMut for Rare<T> {
 }
 
 const KEY_SETS: usize = 64;
+
+/// The sets of `Deserializer::key_copies`: two ways each, position + 1
+/// (0: empty) and the key.
+type KeyCopies = [[(usize, KeyRef); 2]; KEY_SETS];
 
 /// The set of `key_copies` for the COPY target at `p`.
 #[inline]
@@ -245,7 +249,7 @@ impl<'de> Deserializer<'de> {
             },
             stack: Stack::lazy(),
             seen: Rare(ManuallyDrop::new(None)),
-            key_copies: Vec::new(),
+            key_copies: None,
         }
     }
 

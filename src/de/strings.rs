@@ -122,7 +122,7 @@ impl<'de> Deserializer<'de> {
             self.cur.bytes().get(self.cur.pos() + 1),
         ) {
             if let Some(p) = (off as usize).checked_sub(self.cur.shift()) {
-                if let Some(set) = self.key_copies.get(key_set(p)) {
+                if let Some(set) = self.key_copies.as_deref().map(|k| &k[key_set(p)]) {
                     if set[0].0 == p + 1 {
                         self.cur.set_pos(self.cur.pos() + 2);
                         return Ok(set[0].1.clone());
@@ -141,10 +141,10 @@ impl<'de> Deserializer<'de> {
             // Every record's keys COPY the first record's: remember the
             // last few targets. A target checked once ends before every
             // later COPY too.
-            if self.key_copies.is_empty() {
-                self.key_copies = vec![Default::default(); KEY_SETS];
-            }
-            let set = &mut self.key_copies[key_set(p)];
+            let sets = self
+                .key_copies
+                .get_or_insert_with(|| Box::new(std::array::from_fn(|_| Default::default())));
+            let set = &mut sets[key_set(p)];
             if set[0].0 == p + 1 {
                 return Ok(set[0].1.clone());
             }
@@ -154,7 +154,7 @@ impl<'de> Deserializer<'de> {
             }
             let (bytes, utf8) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
             let key = self.key_ref(bytes, utf8);
-            let set = &mut self.key_copies[key_set(p)];
+            let set = &mut self.key_copies.as_deref_mut().expect("made above")[key_set(p)];
             set[1] = std::mem::replace(&mut set[0], (p + 1, key.clone()));
             return Ok(key);
         }
