@@ -68,9 +68,9 @@ enum Want {
 pub struct Deserializer<'de> {
     // the body, its offset shift, where its errors count from and the depth
     cur: Cursor<Cow<'de, [u8]>>,
-    // for a compressed document, where its frame ends, and the input length
-    frame_end: Option<usize>,
-    input_len: usize,
+    // for a compressed document followed by more input, where its frame
+    // ends (0: nothing follows the body)
+    trailing_at: usize,
     // tags left to read: REFP/ALIAS re-read their targets, so a document
     // could otherwise expand exponentially. A container pays for its
     // elements when it starts (so the scalars among them are read without
@@ -87,10 +87,18 @@ pub struct Deserializer<'de> {
     key_copies: Option<Box<KeyCopies>>,
 }
 
-/// A document's body as [`Deserializer::framed`] finds it: its bytes,
-/// their offset shift, the offset errors count from, and where a compressed
-/// frame ends.
-type Framed<'de> = (Cow<'de, [u8]>, usize, usize, Option<usize>);
+/// A document's body as [`Deserializer::framed`] finds it.
+struct Framed<'de> {
+    body: Cow<'de, [u8]>,
+    // the body offset of its first byte
+    shift: usize,
+    // the offset its errors count from, in the decompressed body if
+    // `in_body`
+    base: usize,
+    in_body: bool,
+    // where a compressed frame followed by more input ends (0: none)
+    trailing_at: usize,
+}
 
 /// The decoder options that apply once the body is framed.
 #[derive(Clone, Copy)]
@@ -190,17 +198,41 @@ enum Bytes<'de, 'a> {
     Copy(&'a [u8]),
 }
 
+impl<'de> Framed<'de> {
+    /// The body of a document with the common header (protocol 3 to 5, raw,
+    /// no suffix) of `len` bytes, found without building a `Header`.
+    #[inline(always)]
+    fn raw(input: &'de [u8], len: usize) -> Framed<'de> {
+        Framed {
+            body: Cow::Borrowed(&input[len..]),
+            shift: 1,
+            base: len,
+            in_body: false,
+            trailing_at: 0,
+        }
+    }
+
+    /// The body of any other document: its header parsed, its compressed
+    /// frame inflated.
+    fn parsed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
+        let header = Header::parse(input)?;
+        let (body, shift, frame_end) = frame(opts, input, &header)?;
+        Ok(Framed {
+            body,
+            shift,
+            base: if frame_end.is_some() { 0 } else { header.len },
+            in_body: frame_end.is_some(),
+            trailing_at: frame_end.filter(|&end| end != input.len()).unwrap_or(0),
+        })
+    }
+}
+
 impl<'de> Deserializer<'de> {
     /// A deserializer for the document `input`, with `opts`' limits.
     #[inline(always)]
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
-        let (body, shift, base, frame_end) = Deserializer::framed(input, &opts)?;
         Ok(Deserializer::over(
-            body,
-            shift,
-            base,
-            frame_end,
-            input.len(),
+            Deserializer::framed(input, &opts)?,
             &opts,
         ))
     }
@@ -210,36 +242,23 @@ impl<'de> Deserializer<'de> {
     fn framed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
         // The input is the document: refused before it is read.
         document_size_check(opts, input.len())?;
-        // The common header (protocol 3 to 5, raw, no suffix) without
-        // building a `Header`.
-        if let Some(len) = Header::raw_len(input) {
-            return Ok((Cow::Borrowed(&input[len..]), 1, len, None));
+        match Header::raw_len(input) {
+            Some(len) => Ok(Framed::raw(input, len)),
+            None => Framed::parsed(input, opts),
         }
-        let header = Header::parse(input)?;
-        let (body, shift, frame_end) = frame(opts, input, &header)?;
-        let base = if frame_end.is_some() { 0 } else { header.len };
-        Ok((body, shift, base, frame_end))
     }
 
-    /// A deserializer over `body`, whose offsets are shifted by `shift` and
-    /// whose errors count from `base` (in the decompressed body if the
-    /// input's frame ended at `frame_end`).
+    /// A deserializer over a framed body.
     #[inline(always)]
-    fn over(
-        body: Cow<'de, [u8]>,
-        shift: usize,
-        base: usize,
-        frame_end: Option<usize>,
-        input_len: usize,
-        opts: &DecoderOptions,
-    ) -> Deserializer<'de> {
-        let budget = body.len().saturating_mul(128).saturating_add(1 << 17);
+    fn over(f: Framed<'de>, opts: &DecoderOptions) -> Deserializer<'de> {
+        // (No slice is 2^50 bytes long: the `min` only spares the
+        // arithmetic an overflow check.)
+        let budget = f.body.len().min(1 << 50) * 128 + (1 << 17);
         Deserializer {
-            cur: Cursor::new(body, shift)
-                .placed_at(base, frame_end.is_some())
+            cur: Cursor::new(f.body, f.shift)
+                .placed_at(f.base, f.in_body)
                 .max_depth(opts.max_recursion_depth),
-            frame_end,
-            input_len,
+            trailing_at: f.trailing_at,
             budget,
             opts: Limits {
                 max_num_array_entries: opts.max_num_array_entries,
@@ -260,9 +279,9 @@ impl<'de> Deserializer<'de> {
         if self.cur.pos() != self.cur.bytes().len() {
             return Err(self.cur.error_at(ErrorKind::TrailingData, self.cur.pos()));
         }
-        match self.frame_end {
-            Some(end) if end != self.input_len => Err(Error::at(ErrorKind::TrailingData, end)),
-            _ => Ok(()),
+        match self.trailing_at {
+            0 => Ok(()),
+            end => Err(Error::at(ErrorKind::TrailingData, end)),
         }
     }
 
@@ -507,8 +526,26 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 
 #[inline(always)]
 fn deserialize<'de, T: de::Deserialize<'de>>(input: &'de [u8], opts: &DecoderOptions) -> Result<T> {
-    let (body, shift, base, frame_end) = Deserializer::framed(input, opts)?;
-    let mut de = Deserializer::over(body, shift, base, frame_end, input.len(), opts);
+    // The input is the document: refused before it is read.
+    document_size_check(opts, input.len())?;
+    // Two calls of `read`, so that the common header's constants are
+    // stored as they are and the rest stays out of line.
+    match Header::raw_len(input) {
+        Some(len) => read(Deserializer::over(Framed::raw(input, len), opts)),
+        None => deserialize_parsed(input, opts),
+    }
+}
+
+fn deserialize_parsed<'de, T: de::Deserialize<'de>>(
+    input: &'de [u8],
+    opts: &DecoderOptions,
+) -> Result<T> {
+    read(Deserializer::over(Framed::parsed(input, opts)?, opts))
+}
+
+/// Reads a `T` and checks that nothing follows it.
+#[inline(always)]
+fn read<'de, T: de::Deserialize<'de>>(mut de: Deserializer<'de>) -> Result<T> {
     let v = T::deserialize(&mut de).map_err(|e| de.cur.place(e, 0))?;
     de.end()?;
     Ok(v)
