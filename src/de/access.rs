@@ -32,7 +32,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if let Some(d) = self.double_at(at) {
             return visitor.visit_f64(d).map_err(|e| self.cur.place(e, at));
         }
-        self.parse(visitor, Want::Any)
+        // Anything else the general way, out of line.
+        self.parse_item(visitor, Want::Any, false)
     }
 
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

@@ -6,12 +6,14 @@ impl<'de> Deserializer<'de> {
     /// Reads one value and hands it to `visitor`. The commonest untracked
     /// scalars (integers, short strings) are read here; the rest, and
     /// these when cut short, by `parse_item`. What is read here is not
-    /// charged to the tag budget: the container it is in paid for it.
+    /// charged to the tag budget: the container it is in paid for it. An
+    /// integer visitor refuses strings, so where one is wanted, strings are
+    /// left to `parse_item` too.
     #[inline(always)]
     pub(super) fn parse<V: Visitor<'de>>(&mut self, visitor: V, want: Want) -> Result<V::Value> {
         let at = self.cur.pos();
         match self.cur.bytes().get(at) {
-            Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) => {
+            Some(&t @ tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31) if want != Want::Int => {
                 let end = at + 1 + (t & 31) as usize;
                 if end <= self.cur.bytes().len() {
                     self.cur.set_pos(end);
@@ -20,7 +22,7 @@ impl<'de> Deserializer<'de> {
                         .map_err(|e| self.cur.place(e, at));
                 }
             }
-            Some(&tag::STR_UTF8) => {
+            Some(&tag::STR_UTF8) if want != Want::Int => {
                 // A length under 128 is one byte; a string over the
                 // limit is refused by `parse_item`.
                 if let Some(&n @ 0..=127) = self.cur.bytes().get(at + 1) {
@@ -47,7 +49,7 @@ impl<'de> Deserializer<'de> {
                     .map_err(|e| self.cur.place(e, at));
             }
             Some(&tag::ZIGZAG) => {
-                if let Ok((n, len)) = protocol::varint_at(self.cur.bytes(), at + 1) {
+                if let Some((n, len)) = self.varint_after(at) {
                     self.cur.set_pos(at + 1 + len);
                     return visitor
                         .visit_i64(protocol::zigzag_decode(n))
@@ -66,7 +68,7 @@ impl<'de> Deserializer<'de> {
                     let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
                     return visitor.visit_u64(n).map_err(|e| self.cur.place(e, at));
                 }
-                if let Ok((n, len)) = protocol::varint_at(self.cur.bytes(), at + 1) {
+                if let Some((n, len)) = self.varint_after(at) {
                     self.cur.set_pos(at + 1 + len);
                     return visitor.visit_u64(n).map_err(|e| self.cur.place(e, at));
                 }
@@ -74,6 +76,14 @@ impl<'de> Deserializer<'de> {
             _ => {}
         }
         self.parse_item(visitor, want, false)
+    }
+
+    /// The varint after the tag at `at`, if it is whole (`parse_item`
+    /// says what is wrong with one that is not): no error is made, so none
+    /// is dropped either.
+    #[inline(always)]
+    fn varint_after(&self, at: usize) -> Option<(u64, usize)> {
+        protocol::read_varint(self.cur.bytes().get(at + 1..).unwrap_or_default())
     }
 
     /// Reads a value a sequence, map or struct is wanted from: the short
