@@ -16,6 +16,11 @@ const RED_ZONE: usize = 128 * 1024;
 /// Size of each extra stack segment.
 const SEGMENT: usize = 2 * 1024 * 1024;
 
+/// Stack a lazy walk takes below its start before it asks for the thread's
+/// limit: room for the first nesting levels of a release build, which the
+/// code calling into the crate has free as it has room for any call.
+const LAZY_WINDOW: usize = 8 * 1024;
+
 /// The stack floor of the current segment; see the module docs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stack {
@@ -30,21 +35,30 @@ fn here() -> usize {
 }
 
 impl Stack {
-    /// The floor for the current thread's current stack segment.
+    /// The floor for the current thread's current stack segment (even: an
+    /// odd floor is a lazy one).
     pub(crate) fn new() -> Stack {
         // Without a known limit, behave as if the stack were almost full, so
         // that the first deep walk moves to a segment whose size is known.
         let remaining = stacker::remaining_stack().unwrap_or(0);
         Stack {
-            floor: here().saturating_sub(remaining.saturating_sub(RED_ZONE)),
+            floor: here().saturating_sub(remaining.saturating_sub(RED_ZONE)) & !1,
         }
     }
 
-    /// A floor found at the first nesting level instead of now, so a walk
-    /// that never nests (a scalar document) does not ask for the thread's
-    /// stack limit.
-    pub(crate) const fn lazy() -> Stack {
-        Stack { floor: usize::MAX }
+    /// A provisional floor a little below the current frame (odd, to say
+    /// so), replaced by the real one when a walk gets there: a shallow
+    /// walk (a scalar, a flat array, a small record) never asks for the
+    /// thread's stack limit.
+    #[inline(always)]
+    pub(crate) fn lazy() -> Stack {
+        // No stack is in the first pages of the address space; were the
+        // subtraction to wrap, the floor would be past at once, and found.
+        let marker = 0u8;
+        let here = &marker as *const u8 as usize;
+        Stack {
+            floor: here.wrapping_sub(LAZY_WINDOW) | 1,
+        }
     }
 
     /// Runs `f` one nesting level deeper: on a new stack segment when the
@@ -61,9 +75,9 @@ impl Stack {
     #[cold]
     #[inline(never)]
     fn grow<S: HasStack, R>(state: &mut S, f: impl FnOnce(&mut S) -> R) -> R {
-        if state.stack().floor == usize::MAX {
-            // The first level of a lazy walk: stay on this stack if it has
-            // more than the red zone left.
+        if state.stack().floor & 1 == 1 {
+            // Past a lazy walk's provisional floor: stay on this stack if it
+            // has more than the red zone left.
             *state.stack() = Stack::new();
             if here() > state.stack().floor {
                 return f(state);
