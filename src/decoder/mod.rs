@@ -69,12 +69,11 @@ impl Header {
     /// common one: protocol 3 to 5, raw body, no suffix.
     #[inline(always)]
     pub(crate) fn raw_len(input: &[u8]) -> Option<usize> {
-        match *input {
-            [m0, m1, m2, m3, 0x03..=0x05, 0, ..] if [m0, m1, m2, m3] == *protocol::MAGIC_V3 => {
-                Some(6)
-            }
-            _ => None,
-        }
+        // Two loads: the magic as a word, version and flags as a half word
+        // (the flags byte high, so one comparison takes both).
+        let &[m0, m1, m2, m3, version, flags] = input.first_chunk::<6>()?;
+        let vf = u16::from_le_bytes([version, flags]);
+        ([m0, m1, m2, m3] == *protocol::MAGIC_V3 && vf.wrapping_sub(3) < 3).then_some(6)
     }
 
     #[inline(never)]
