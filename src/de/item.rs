@@ -103,8 +103,51 @@ impl<'de> Deserializer<'de> {
                 self.nested::<V>(|de| visitor.visit_map(Entries { de, left: n }))
                     .map_err(|e| self.cur.place(e, at))
             }
+            // The long forms, untracked, without `parse_item`'s dispatch.
+            Some(&tag::REFN) => match self.cur.bytes().get(at + 1) {
+                Some(&tag::ARRAY) => {
+                    let limit = self.opts.max_num_array_entries;
+                    self.long_container(at, limit, "array", 1, |de, n| de.seq(visitor, n))
+                }
+                Some(&tag::HASH) => {
+                    let limit = self.opts.max_num_hash_entries;
+                    self.long_container(at, limit, "hash", 2, |de, n| {
+                        visitor.visit_map(Entries { de, left: n })
+                    })
+                }
+                _ => self.parse(visitor, Want::Any),
+            },
             _ => self.parse(visitor, Want::Any),
         }
+    }
+
+    /// Reads the `REFN` at `at`, the `ARRAY` or `HASH` after it and its
+    /// count, paying for both tags and for the elements and entering one
+    /// level, in `parse_item`'s order (so a limit is met at the same
+    /// offset); then the elements, by `f`.
+    #[inline(always)]
+    fn long_container<R>(
+        &mut self,
+        at: usize,
+        limit: usize,
+        what: &str,
+        min_bytes: usize,
+        f: impl FnOnce(&mut Self, usize) -> Result<R>,
+    ) -> Result<R> {
+        self.prepay(1, at)?;
+        self.prepay(1, at + 1)?;
+        self.cur.set_pos(at + 2);
+        let depth = self.cur.depth();
+        self.cur.enter()?;
+        let v = match self.cur.count(limit, what, min_bytes) {
+            Ok(n) => match self.prepay(n, at + 1) {
+                Ok(()) => Stack::run(self, |de| f(de, n)),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
+        self.cur.set_depth(depth);
+        v.map_err(|e| self.cur.place(e, at + 1))
     }
 
     /// The element count of the `ARRAYREF_n`/`HASHREF_n` tag `t` read at
