@@ -251,9 +251,10 @@ impl<'de> Deserializer<'de> {
     /// A deserializer over a framed body.
     #[inline(always)]
     fn over(f: Framed<'de>, opts: &DecoderOptions) -> Deserializer<'de> {
-        // (No slice is 2^50 bytes long: the `min` only spares the
-        // arithmetic an overflow check.)
-        let budget = f.body.len().min(1 << 50) * 128 + (1 << 17);
+        // No body is near 2^56 bytes (no address space holds one), so
+        // neither step can overflow: the wrapping forms only spare the
+        // arithmetic a check.
+        let budget = (f.body.len() << 7).wrapping_add(1 << 17);
         Deserializer {
             cur: Cursor::new(f.body, f.shift)
                 .placed_at(f.base, f.in_body)
