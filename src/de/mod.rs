@@ -79,12 +79,8 @@ pub struct Deserializer<'de> {
     budget: usize,
     opts: Limits,
     stack: Stack,
-    // made at the first tracked item or class name
+    // made at the first tracked item, class name or hash key COPY
     seen: Rare<Seen>,
-    /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
-    /// ways by a hash of the position: position + 1 (0: empty) and the
-    /// key. Made at the first key COPY.
-    key_copies: Option<Box<KeyCopies>>,
 }
 
 /// A document's body as [`Deserializer::framed`] finds it.
@@ -110,12 +106,17 @@ struct Limits {
 }
 
 /// Positions of the tracked items read so far (what REFP and ALIAS may
-/// name), of those being read now, and of class names.
+/// name), of those being read now, of class names, and of recent hash key
+/// `COPY` targets.
 #[derive(Default)]
 struct Seen {
     tracked: HashSet<usize>,
     path: HashSet<usize>,
     classes: HashSet<usize>,
+    /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
+    /// ways by a hash of the position: position + 1 (0: empty) and the
+    /// key. Made at the first key COPY.
+    key_copies: Option<Box<KeyCopies>>,
 }
 
 /// State that most documents never make: dropped out of line, so that
@@ -153,7 +154,7 @@ impl<T> std::ops::DerefMut for Rare<T> {
 
 const KEY_SETS: usize = 64;
 
-/// The sets of `Deserializer::key_copies`: two ways each, position + 1
+/// The sets of `Seen::key_copies`: two ways each, position + 1
 /// (0: empty) and the key.
 type KeyCopies = [[(usize, KeyRef); 2]; KEY_SETS];
 
@@ -269,7 +270,6 @@ impl<'de> Deserializer<'de> {
             },
             stack: Stack::lazy(),
             seen: Rare(ManuallyDrop::new(None)),
-            key_copies: None,
         }
     }
 

@@ -122,7 +122,8 @@ impl<'de> Deserializer<'de> {
             self.cur.bytes().get(self.cur.pos() + 1),
         ) {
             if let Some(p) = (off as usize).checked_sub(self.cur.shift()) {
-                if let Some(set) = self.key_copies.as_deref().map(|k| &k[key_set(p)]) {
+                let copies = self.seen.as_deref().and_then(|s| s.key_copies.as_deref());
+                if let Some(set) = copies.map(|k| &k[key_set(p)]) {
                     if set[0].0 == p + 1 {
                         self.cur.set_pos(self.cur.pos() + 2);
                         return Ok(set[0].1.clone());
@@ -142,6 +143,8 @@ impl<'de> Deserializer<'de> {
             // last few targets. A target checked once ends before every
             // later COPY too.
             let sets = self
+                .seen
+                .get_or_insert_with(Default::default)
                 .key_copies
                 .get_or_insert_with(|| Box::new(std::array::from_fn(|_| Default::default())));
             let set = &mut sets[key_set(p)];
@@ -154,7 +157,11 @@ impl<'de> Deserializer<'de> {
             }
             let (bytes, utf8) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
             let key = self.key_ref(bytes, utf8);
-            let set = &mut self.key_copies.as_deref_mut().expect("made above")[key_set(p)];
+            let sets = self
+                .seen
+                .as_deref_mut()
+                .and_then(|s| s.key_copies.as_deref_mut());
+            let set = &mut sets.expect("made above")[key_set(p)];
             set[1] = std::mem::replace(&mut set[0], (p + 1, key.clone()));
             return Ok(key);
         }
