@@ -9,12 +9,17 @@ impl de::Error for Error {
     }
 }
 
+// `deserialize_*` methods that read by `parse` what `want` says, each with
+// the attribute given, if any.
 macro_rules! forward {
-    ($want:expr; $($m:ident),*) => {$(
+    (#[$attr:meta] $want:expr; $($m:ident),*) => {$( forward!(@one [#[$attr]] $want; $m); )*};
+    ($want:expr; $($m:ident),*) => {$( forward!(@one [] $want; $m); )*};
+    (@one [$($attr:tt)*] $want:expr; $m:ident) => {
+        $($attr)*
         fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             self.parse(visitor, $want)
         }
-    )*};
+    };
 }
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
@@ -43,7 +48,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     forward!(Want::Any; deserialize_any, deserialize_char,
         deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
         deserialize_identifier, deserialize_ignored_any);
-    forward!(Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
+    // Small enough to inline into a sequence's loop (see `parse`).
+    forward!(#[inline] Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);
     forward!(Want::Bool; deserialize_bool);
 

@@ -48,42 +48,33 @@ impl<'de> Deserializer<'de> {
                     .visit_i64(i64::from(t) - 32)
                     .map_err(|e| self.cur.place(e, at));
             }
-            Some(&tag::ZIGZAG) => {
-                if let Some((n, len)) = self.varint_after(at) {
-                    self.cur.set_pos(at + 1 + len);
-                    return visitor
-                        .visit_i64(protocol::zigzag_decode(n))
-                        .map_err(|e| self.cur.place(e, at));
-                }
-            }
-            Some(&tag::VARINT) => {
-                // One byte, inline: a call returning a `Result` through
-                // memory stalls on reading it back.
-                if let Some(&n @ 0..=0x7f) = self.cur.bytes().get(at + 1) {
-                    self.cur.set_pos(at + 2);
-                    return visitor.visit_u8(n).map_err(|e| self.cur.place(e, at));
-                }
-                if let Some(&[lo, hi @ 0..=0x7f]) = self.cur.bytes().get(at + 1..at + 3) {
-                    self.cur.set_pos(at + 3);
-                    let n = u64::from(lo & 0x7f) | u64::from(hi) << 7;
-                    return visitor.visit_u64(n).map_err(|e| self.cur.place(e, at));
-                }
-                if let Some((n, len)) = self.varint_after(at) {
-                    self.cur.set_pos(at + 1 + len);
-                    return visitor.visit_u64(n).map_err(|e| self.cur.place(e, at));
+            // Varints of one or two bytes (integers under 16,384 and
+            // over -8,193), inline: a call returning a `Result` through
+            // memory stalls on reading it back. Longer ones, like every
+            // other tag, are `parse_item`'s, out of line, which keeps this
+            // small enough to inline where an integer is wanted.
+            Some(&t @ (tag::VARINT | tag::ZIGZAG)) => {
+                let b = self.cur.bytes();
+                let r = match (b.get(at + 1), b.get(at + 2)) {
+                    (Some(&n @ 0..=0x7f), _) => Some((u64::from(n), 2)),
+                    (Some(&lo), Some(&hi @ 0..=0x7f)) => {
+                        Some((u64::from(lo & 0x7f) | u64::from(hi) << 7, 3))
+                    }
+                    _ => None,
+                };
+                if let Some((n, len)) = r {
+                    self.cur.set_pos(at + len);
+                    let v = match (t, len) {
+                        (tag::VARINT, 2) => visitor.visit_u8(n as u8),
+                        (tag::VARINT, _) => visitor.visit_u64(n),
+                        _ => visitor.visit_i64(protocol::zigzag_decode(n)),
+                    };
+                    return v.map_err(|e| self.cur.place(e, at));
                 }
             }
             _ => {}
         }
         self.parse_item(visitor, want, false)
-    }
-
-    /// The varint after the tag at `at`, if it is whole (`parse_item`
-    /// says what is wrong with one that is not): no error is made, so none
-    /// is dropped either.
-    #[inline(always)]
-    fn varint_after(&self, at: usize) -> Option<(u64, usize)> {
-        protocol::read_varint(self.cur.bytes().get(at + 1..).unwrap_or_default())
     }
 
     /// Reads a value a sequence, map or struct is wanted from: the short
