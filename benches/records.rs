@@ -1,45 +1,15 @@
 //! 10000 derived structs shaped like bench_retention's records, both
 //! directions, sereal's serde path against its peers.
 
+#[path = "support/config.rs"]
+mod config;
 #[path = "support/peers.rs"]
 mod peers;
+#[path = "support/records.rs"]
+mod records;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use serde::{Deserialize, Serialize};
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Address {
-    city: String,
-    zip: String,
-}
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Record {
-    id: u64,
-    name: String,
-    email: String,
-    score: u64,
-    active: u8,
-    tags: Vec<String>,
-    address: Address,
-}
-
-fn records(n: u64) -> Vec<Record> {
-    (0..n)
-        .map(|i| Record {
-            id: i,
-            name: format!("user{i}"),
-            email: format!("user{i}@example.com"),
-            score: 2 * i + 1,
-            active: (i % 2) as u8,
-            tags: vec![format!("t{}", i % 7), format!("t{}", i % 11)],
-            address: Address {
-                city: format!("city{}", i % 100),
-                zip: format!("{:05}", i % 100_000),
-            },
-        })
-        .collect()
-}
+use records::{records, Record};
 
 fn bench(c: &mut Criterion) {
     let data = records(10_000);
@@ -69,5 +39,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = peers::config(); targets = bench }
+criterion_group! { name = benches; config = config::config(); targets = bench }
 criterion_main!(benches);

@@ -4,13 +4,24 @@
 //! value-graph path, and value-graph path from a shared `Bytes` buffer)
 //! and its peers on the same data.
 
+#[path = "support/config.rs"]
+mod config;
+#[path = "support/datasets.rs"]
+mod datasets;
 #[path = "support/peers.rs"]
 mod peers;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::collections::BTreeMap;
+
+struct Bench<'a>(&'a mut Criterion);
+
+impl datasets::Each for Bench<'_> {
+    fn run<T: Serialize + DeserializeOwned>(&mut self, name: &str, data: T) {
+        bench(self.0, name, data);
+    }
+}
 
 fn bench<T: Serialize + DeserializeOwned>(c: &mut Criterion, name: &str, data: T) {
     let value: sereal::Value = sereal::from_slice(&sereal::to_vec(&data).unwrap()).unwrap();
@@ -43,27 +54,8 @@ fn bench<T: Serialize + DeserializeOwned>(c: &mut Criterion, name: &str, data: T
 }
 
 fn datasets(c: &mut Criterion) {
-    let ints = |n: i64| (1..=n).collect::<Vec<i64>>();
-    let hash = |n: i64| {
-        (1..=n)
-            .map(|i| (i.to_string(), 0i64))
-            .collect::<BTreeMap<_, _>>()
-    };
-    let str1k = "x".repeat(1024);
-    let ustr1k = "\u{263a}".repeat(1024);
-    bench(c, "undef", Option::<()>::None);
-    bench(c, "num", -1.23f64);
-    bench(c, "str1k", str1k.clone());
-    bench(c, "str1k_unicode", ustr1k.clone());
-    bench(c, "array_int_10", ints(10));
-    bench(c, "array_int_100", ints(100));
-    bench(c, "array_int_1000", ints(1000));
-    bench(c, "array_str1k_10", vec![str1k; 10]);
-    bench(c, "array_ustr1k_10", vec![ustr1k; 10]);
-    bench(c, "hash_int_10", hash(10));
-    bench(c, "hash_int_100", hash(100));
-    bench(c, "hash_int_1000", hash(1000));
+    datasets::each(&mut Bench(c));
 }
 
-criterion_group! { name = benches; config = peers::config(); targets = datasets }
+criterion_group! { name = benches; config = config::config(); targets = datasets }
 criterion_main!(benches);

@@ -34,11 +34,3 @@ pub fn decoders<T: DeserializeOwned>() -> Vec<(&'static str, Decode<T>)> {
         ("ciborium", |b| ciborium::from_reader(b).unwrap()),
     ]
 }
-
-/// Short measurements: the comparisons are ratios within one run.
-pub fn config() -> criterion::Criterion {
-    criterion::Criterion::default()
-        .warm_up_time(std::time::Duration::from_millis(300))
-        .measurement_time(std::time::Duration::from_millis(1200))
-        .sample_size(20)
-}
