@@ -7,7 +7,11 @@
 //! segment, so it costs a comparison per level and holds for any frame size:
 //! debug builds, whose frames are several times larger than release ones,
 //! and threads with small stacks are as safe as a release build's main
-//! thread.
+//! thread. A walk the crate builds and runs within one call of its own
+//! ([`Stack::lazy`]) takes its first 8 KiB below that call without asking
+//! for the thread's limit: the code calling into the crate is taken to have
+//! that much stack free, as it has for any call; a walk handed to the
+//! caller ([`Stack::unplaced`]) asks at its first level.
 
 /// Room kept free below the deepest check: more than any single level of the
 /// crate's walks uses between two checks, in any build profile.
@@ -46,10 +50,18 @@ impl Stack {
         }
     }
 
+    /// A floor found at the first nesting level (odd, as a lazy floor is),
+    /// for a walk that may run on another thread or stack segment than the
+    /// one that built it.
+    pub(crate) const fn unplaced() -> Stack {
+        Stack { floor: usize::MAX }
+    }
+
     /// A provisional floor a little below the current frame (odd, to say
     /// so), replaced by the real one when a walk gets there: a shallow
     /// walk (a scalar, a flat array, a small record) never asks for the
-    /// thread's stack limit.
+    /// thread's stack limit. Only for a walk run on this stack, by the call
+    /// that built it or one it makes.
     #[inline(always)]
     pub(crate) fn lazy() -> Stack {
         // No stack is in the first pages of the address space; were the

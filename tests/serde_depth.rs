@@ -74,3 +74,24 @@ fn deep_arrays_within_the_limit_read_on_a_small_stack() {
         assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
     });
 }
+
+/// A `Deserializer` made on one thread and used on another (here made on a
+/// thread of its own, which ends, and used on the test's thread, whose
+/// stack is elsewhere) still finds its stack's limit: a nest of 500,000
+/// arrays with no depth limit reads through without overflowing.
+#[test]
+fn a_deserializer_used_on_another_thread_guards_that_threads_stack() {
+    use serde::Deserialize;
+    let depth = 500_000;
+    let doc = doc(&[0x41], depth);
+    let bytes: &'static [u8] = Box::leak(doc.into_boxed_slice());
+    let opts = sereal::DecoderOptions::new().max_recursion_depth(0);
+    let mut de = std::thread::Builder::new()
+        .stack_size(SMALL_STACK)
+        .spawn(move || sereal::Deserializer::from_slice_with(bytes, opts).unwrap())
+        .unwrap()
+        .join()
+        .unwrap();
+    serde::de::IgnoredAny::deserialize(&mut de).unwrap();
+    de.end().unwrap();
+}

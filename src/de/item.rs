@@ -77,9 +77,9 @@ impl<'de> Deserializer<'de> {
         self.parse_item(visitor, want, false)
     }
 
-    /// Reads a value a sequence, map or struct is wanted from: the short
-    /// forms of an untracked array or hash reference here, as `parse_item`
-    /// reads them, and anything else by `parse`.
+    /// Reads a value a sequence, map or struct is wanted from: an untracked
+    /// array or hash reference here (short forms and `REFN ARRAY`/`REFN
+    /// HASH`), as `parse_item` reads them, and anything else by `parse`.
     #[inline]
     pub(super) fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let at = self.cur.pos();
@@ -128,8 +128,8 @@ impl<'de> Deserializer<'de> {
         self.prepay(1, at)?;
         self.prepay(1, at + 1)?;
         self.cur.set_pos(at + 2);
-        let depth = self.cur.depth();
         self.cur.enter()?;
+        let depth = self.cur.depth() - 1;
         let v = match self.cur.count(limit, what, min_bytes) {
             Ok(n) => match self.prepay(n, at + 1) {
                 Ok(()) => Stack::run(self, |de| f(de, n)),

@@ -232,10 +232,10 @@ impl<'de> Deserializer<'de> {
     /// A deserializer for the document `input`, with `opts`' limits.
     #[inline(always)]
     pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
-        Ok(Deserializer::over(
-            Deserializer::framed(input, &opts)?,
-            &opts,
-        ))
+        // The caller may use it on another thread: its stack floor is
+        // found where it is first needed.
+        let framed = Deserializer::framed(input, &opts)?;
+        Ok(Deserializer::over(framed, &opts, Stack::unplaced()))
     }
 
     /// The body of the document `input`.
@@ -249,13 +249,14 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// A deserializer over a framed body.
+    /// A deserializer over a framed body, whose walk starts from `stack`.
     #[inline(always)]
-    fn over(f: Framed<'de>, opts: &DecoderOptions) -> Deserializer<'de> {
-        // No body is near 2^56 bytes (no address space holds one), so
-        // neither step can overflow: the wrapping forms only spare the
-        // arithmetic a check.
-        let budget = (f.body.len() << 7).wrapping_add(1 << 17);
+    fn over(f: Framed<'de>, opts: &DecoderOptions, stack: Stack) -> Deserializer<'de> {
+        // No body is near 2^56 bytes (no address space holds one), so in 64
+        // bits neither step overflows (the wrapping add only spares the
+        // arithmetic a check); a 32-bit target's budget saturates.
+        let budget = ((f.body.len() as u64) << 7).wrapping_add(1 << 17);
+        let budget = usize::try_from(budget).unwrap_or(usize::MAX);
         Deserializer {
             cur: Cursor::new(f.body, f.shift)
                 .placed_at(f.base, f.in_body)
@@ -268,7 +269,7 @@ impl<'de> Deserializer<'de> {
                 max_string_length: opts.max_string_length,
                 refuse_objects: opts.refuse_objects,
             },
-            stack: Stack::lazy(),
+            stack,
             seen: Rare(ManuallyDrop::new(None)),
         }
     }
@@ -532,7 +533,11 @@ fn deserialize<'de, T: de::Deserialize<'de>>(input: &'de [u8], opts: &DecoderOpt
     // Two calls of `read`, so that the common header's constants are
     // stored as they are and the rest stays out of line.
     match Header::raw_len(input) {
-        Some(len) => read(Deserializer::over(Framed::raw(input, len), opts)),
+        Some(len) => read(Deserializer::over(
+            Framed::raw(input, len),
+            opts,
+            Stack::lazy(),
+        )),
         None => deserialize_parsed(input, opts),
     }
 }
@@ -541,7 +546,11 @@ fn deserialize_parsed<'de, T: de::Deserialize<'de>>(
     input: &'de [u8],
     opts: &DecoderOptions,
 ) -> Result<T> {
-    read(Deserializer::over(Framed::parsed(input, opts)?, opts))
+    read(Deserializer::over(
+        Framed::parsed(input, opts)?,
+        opts,
+        Stack::lazy(),
+    ))
 }
 
 /// Reads a `T` and checks that nothing follows it.

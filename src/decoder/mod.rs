@@ -69,10 +69,11 @@ impl Header {
     /// common one: protocol 3 to 5, raw body, no suffix.
     #[inline(always)]
     pub(crate) fn raw_len(input: &[u8]) -> Option<usize> {
-        // Two loads: the magic as a word, version and flags as a half word
-        // (the flags byte high, so one comparison takes both).
-        let &[m0, m1, m2, m3, version, flags] = input.first_chunk::<6>()?;
-        let vf = u16::from_le_bytes([version, flags]);
+        // Two loads: the magic as a word, the version-type byte and the
+        // suffix length (a varint: 0 for none) as a half word, the length
+        // high, so one comparison takes both.
+        let &[m0, m1, m2, m3, version, suffix] = input.first_chunk::<6>()?;
+        let vf = u16::from_le_bytes([version, suffix]);
         ([m0, m1, m2, m3] == *protocol::MAGIC_V3 && vf.wrapping_sub(3) < 3).then_some(6)
     }
 

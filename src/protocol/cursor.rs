@@ -249,13 +249,14 @@ impl<B: AsRef<[u8]>> Cursor<B> {
             .filter(|&p| p <= self.bytes().len())
     }
 
-    /// One nesting level deeper: `DepthExceeded` past the limit.
+    /// One nesting level deeper, or `DepthExceeded` past the limit (the
+    /// depth unchanged).
     #[inline]
     pub fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.max_depth {
+        if self.depth >= self.max_depth {
             return Err(self.error(ErrorKind::DepthExceeded(self.max_depth)));
         }
+        self.depth += 1;
         Ok(())
     }
 
@@ -389,6 +390,8 @@ mod tests {
         c.enter().unwrap();
         c.enter().unwrap();
         assert_eq!(kind_at(c.enter()), (ErrorKind::DepthExceeded(2), Some(0)));
+        // a refused level is not entered
+        assert_eq!(c.depth(), 2);
         c.set_depth(1);
         c.enter().unwrap();
         let mut free = Cursor::new(&[0u8][..], 1).max_depth(0);
