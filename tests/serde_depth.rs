@@ -84,14 +84,17 @@ fn a_deserializer_used_on_another_thread_guards_that_threads_stack() {
     use serde::Deserialize;
     let depth = 500_000;
     let doc = doc(&[0x41], depth);
-    let bytes: &'static [u8] = Box::leak(doc.into_boxed_slice());
     let opts = sereal::DecoderOptions::new().max_recursion_depth(0);
-    let mut de = std::thread::Builder::new()
-        .stack_size(SMALL_STACK)
-        .spawn(move || sereal::Deserializer::from_slice_with(bytes, opts).unwrap())
-        .unwrap()
-        .join()
-        .unwrap();
+    let mut de = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(SMALL_STACK)
+            .spawn_scoped(s, || {
+                sereal::Deserializer::from_slice_with(&doc, opts).unwrap()
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    });
     serde::de::IgnoredAny::deserialize(&mut de).unwrap();
     de.end().unwrap();
 }
