@@ -53,6 +53,7 @@ impl Stack {
     /// A floor found at the first nesting level (odd, as a lazy floor is),
     /// for a walk that may run on another thread or stack segment than the
     /// one that built it.
+    #[cfg(feature = "serde")]
     pub(crate) const fn unplaced() -> Stack {
         Stack { floor: usize::MAX }
     }

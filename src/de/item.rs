@@ -129,7 +129,6 @@ impl<'de> Deserializer<'de> {
         self.prepay(1, at + 1)?;
         self.cur.set_pos(at + 2);
         self.cur.enter()?;
-        let depth = self.cur.depth() - 1;
         let v = match self.cur.count(limit, what, min_bytes) {
             Ok(n) => match self.prepay(n, at + 1) {
                 Ok(()) => Stack::run(self, |de| f(de, n)),
@@ -137,7 +136,7 @@ impl<'de> Deserializer<'de> {
             },
             Err(e) => Err(e),
         };
-        self.cur.set_depth(depth);
+        self.cur.leave();
         v.map_err(|e| self.cur.place(e, at + 1))
     }
 
