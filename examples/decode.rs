@@ -26,10 +26,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("plain JSON:  {}", json::to_json(&body, false)?);
 
     // Walking the graph: a hash reference, its keys, the shared node.
-    if let Some(node) = body.as_ref() {
+    if let Some(node) = body.as_strong_ref() {
         if let Some(hash) = node.as_hash() {
             for (key, value) in hash.iter() {
-                match value.as_ref().map(|r| r.strong_count()) {
+                match value.as_strong_ref().map(|r| r.strong_count()) {
                     Some(n) if n > 1 => println!("key {key}: {value:?} (a node {n} slots share)"),
                     _ => println!("key {key}: {value:?}"),
                 }

@@ -25,7 +25,7 @@ use crate::compress::Compression;
 use crate::decoder::{Decoder, DecoderOptions, Header, ThawOrder};
 use crate::encoder::{Encoder, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
-use crate::value::{Body, Ref, Value};
+use crate::value::{Body, Document, Ref, Value};
 use base64::Engine;
 use std::io::BufRead;
 use std::path::Path;
@@ -253,6 +253,14 @@ pub fn frozen_handlers(enc: &mut Encoder, dec: &mut Decoder) {
     });
 }
 
+/// User header data compared as Perl sees it ([`Value::perl_eq`]).
+fn same_header(a: &Option<Document>, b: &Option<Document>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.perl_eq(b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
 /// Runs the checks of one case.
 pub fn check(case: &Case) -> Outcome {
     let opts = match encoder_options(&case.options) {
@@ -316,10 +324,10 @@ pub fn check(case: &Case) -> Outcome {
         frozen_handlers(&mut enc, &mut perls);
         match perls.decode_with_header(srl) {
             Err(e) => return Outcome::Failed(format!("srl does not decode: {e}"), e.offset()),
-            Ok((_, v)) if v != canon_value => {
+            Ok((_, v)) if !v.perl_eq(&canon_value) => {
                 return Outcome::Failed("srl and canon decode to different graphs".into(), None)
             }
-            Ok((h, _)) if h != canon_header => {
+            Ok((h, _)) if !same_header(&h, &canon_header) => {
                 return Outcome::Failed(
                     "srl and canon decode to different user header data".into(),
                     None,

@@ -67,8 +67,49 @@ pub enum ErrorKind {
     /// Reading the input or writing the output failed; the
     /// [`std::io::Error`] is the error's [`source`](std::error::Error::source).
     Io(IoError),
+    /// A hash of the document holds the same key twice: the key's bytes.
+    DuplicateKey(Vec<u8>),
+    /// The document holds an object and the decoder was told to refuse
+    /// objects (`refuse_objects`).
+    ObjectRefused,
+    /// The document is compressed with a codec the decoder was told to
+    /// refuse (`refuse_snappy`, `refuse_zlib`, `refuse_zstd`).
+    CompressionRefused(crate::Compression),
+    /// A node's body is not what the operation needs: `array_mut` on a
+    /// hash, say. The kind of body that was expected.
+    WrongBody(&'static str),
+    /// A message from serde: a `Serialize` or `Deserialize` implementation
+    /// (or a visitor) refused the data, as `serde_json`'s data errors do.
+    Message(String),
+    /// A lossless or plain JSON text that does not describe a document:
+    /// where in it (a JSON pointer) and what is wrong.
+    Json(String),
     /// Any other inconsistency in the document.
     Invalid(String),
+}
+
+/// Where an [`Error`] happened: the byte offset and the space it counts in.
+///
+/// ```
+/// use sereal::Position;
+/// let e = sereal::decode(b"=\xF3rl\x05\x00\x42\x01").unwrap_err();
+/// assert_eq!(e.position(), Some(Position::Document(8)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// An offset from the document's first byte (its magic string).
+    Document(usize),
+    /// An offset into the decompressed body of a compressed document.
+    DecompressedBody(usize),
+}
+
+impl Position {
+    /// The offset, whichever space it counts in.
+    pub fn offset(self) -> usize {
+        match self {
+            Position::Document(o) | Position::DecompressedBody(o) => o,
+        }
+    }
 }
 
 /// An I/O failure inside an [`Error`]: the [`std::io::Error`], shared so
@@ -144,6 +185,8 @@ struct Inner {
     kind: ErrorKind,
     offset: Option<usize>,
     in_body: bool,
+    // What a callback returned when it failed.
+    source: Option<Error>,
 }
 
 impl fmt::Debug for Error {
@@ -152,6 +195,7 @@ impl fmt::Debug for Error {
             .field("kind", &self.0.kind)
             .field("offset", &self.0.offset)
             .field("in_body", &self.0.in_body)
+            .field("source", &self.0.source)
             .finish()
     }
 }
@@ -167,6 +211,7 @@ impl Error {
             kind,
             offset: None,
             in_body: false,
+            source: None,
         }))
     }
 
@@ -177,6 +222,7 @@ impl Error {
             kind,
             offset: Some(offset),
             in_body: false,
+            source: None,
         }))
     }
 
@@ -185,9 +231,36 @@ impl Error {
         &self.0.kind
     }
 
-    /// The byte offset where decoding failed, if the error has one.
+    /// The byte offset where decoding failed, if the error has one: from
+    /// the document's start, or into its decompressed body (see
+    /// [`Error::position`], which says which).
     pub fn offset(&self) -> Option<usize> {
         self.0.offset
+    }
+
+    /// Where decoding failed, and the space its offset counts in.
+    ///
+    /// ```
+    /// use sereal::Position;
+    /// let e = sereal::decode(b"=\xF3rl\x05\x00\x42\x01").unwrap_err();
+    /// assert_eq!(e.position(), Some(Position::Document(8)));
+    /// ```
+    pub fn position(&self) -> Option<Position> {
+        let e = &*self.0;
+        e.offset.map(|o| {
+            if e.in_body {
+                Position::DecompressedBody(o)
+            } else {
+                Position::Document(o)
+            }
+        })
+    }
+
+    /// The error, with `source` as its [`source`](std::error::Error::source):
+    /// what a user's callback returned when it failed.
+    pub(crate) fn caused_by(mut self, source: Error) -> Self {
+        self.0.source = Some(source);
+        self
     }
 
     /// The error, placed at `offset` (a decompressed body offset when
@@ -266,7 +339,19 @@ impl fmt::Display for ErrorKind {
                 "{name} compression is not built in: enable the `{name}` cargo feature of the sereal crate"
             ),
             ErrorKind::Io(e) => write!(f, "{} failed: {}", e.op, e.error),
-            ErrorKind::Invalid(m) => write!(f, "{m}"),
+            ErrorKind::DuplicateKey(k) => {
+                f.write_str("duplicate key ")?;
+                crate::value::write_quoted(f, k)?;
+                f.write_str(" in hash")
+            }
+            ErrorKind::ObjectRefused => write!(f, "objects are refused (refuse_objects)"),
+            ErrorKind::CompressionRefused(c) => {
+                write!(f, "{c:?} compressed documents are refused")
+            }
+            ErrorKind::WrongBody(expected) => write!(f, "node is not {expected}"),
+            ErrorKind::Message(m) | ErrorKind::Json(m) | ErrorKind::Invalid(m) => {
+                write!(f, "{m}")
+            }
         }
     }
 }
@@ -286,7 +371,11 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.0.kind {
             ErrorKind::Io(e) => Some(&*e.error),
-            _ => None,
+            _ => self
+                .0
+                .source
+                .as_ref()
+                .map(|e| e as &(dyn std::error::Error + 'static)),
         }
     }
 }

@@ -37,7 +37,7 @@ pub use decoder::{
     decode, decode_bytes, looks_like_sereal, Decoder, DecoderOptions, Documents, Header, ThawOrder,
 };
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions, KeyOrder};
-pub use error::{Error, ErrorKind, IoError, Result};
+pub use error::{Error, ErrorKind, IoError, Position, Result};
 #[cfg(feature = "serde")]
 pub use ser::{to_value, to_vec, to_vec_with, to_writer, to_writer_with, Serializer};
 pub use stream::{Incremental, ReadDocuments};
@@ -59,6 +59,10 @@ const _: () = {
     send_sync::<Header>();
     send_sync::<Incremental>();
     send_sync::<ReadDocuments<std::fs::File>>();
+    #[cfg(feature = "serde")]
+    send_sync::<ser::SerializerOptions>();
     const fn send<T: Send>() {}
     send::<SendDocument>();
+    // An error is one pointer, so that `Result`s stay small.
+    assert!(std::mem::size_of::<Error>() == std::mem::size_of::<usize>());
 };

@@ -1004,7 +1004,7 @@ fn freeze_returning_the_object_itself() {
                 thawed.clone()
             };
             assert_eq!(
-                obj_t.as_ref().unwrap().class().unwrap().to_string(),
+                obj_t.as_strong_ref().unwrap().class().unwrap().to_string(),
                 "Selfie"
             );
             break_cycles(&[got, thawed, expected]);
@@ -1034,7 +1034,7 @@ fn freeze_returning_a_cycle_back_to_the_object() {
             thawed
                 .at(0)
                 .unwrap()
-                .as_ref()
+                .as_strong_ref()
                 .unwrap()
                 .class()
                 .unwrap()
@@ -1715,7 +1715,8 @@ fn regression_class_name_truncated_by_refp_alias_then_ref() {
     let bytes = sereal::encode(&root).unwrap();
     match Decoder::default().decode(&bytes) {
         Ok(g) => assert_eq!(
-            g.at(2).and_then(|v| v.as_ref().and_then(|n| n.class())),
+            g.at(2)
+                .and_then(|v| v.as_strong_ref().and_then(|n| n.class())),
             Some(Key::from("C"))
         ),
         Err(e) => panic!(

@@ -81,7 +81,7 @@ fn decoder_object_options_apply_to_frozen_objects() {
     assert_eq!(dec.decode(&doc).unwrap(), Value::array([5]));
     // no handler: a Frozen body of class Point, which encodes back to the same bytes
     let v = Decoder::default().decode(&doc).unwrap();
-    let node = v.as_ref().unwrap();
+    let node = v.as_strong_ref().unwrap();
     assert_eq!(node.class().unwrap().to_string(), "Point");
     assert!(matches!(&*node.body(), Body::Frozen(a) if a.len() == 1));
     assert_eq!(sereal::encode(&v).unwrap(), doc);

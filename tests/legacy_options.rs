@@ -100,7 +100,7 @@ fn legacy_option_spellings_write_perls_bytes() {
 /// another compression it is an error, on both encoding paths.
 #[test]
 fn legacy_snappy_needs_protocol_1_and_snappy() {
-    use sereal::{ser::SerializerOptions, Compression, EncoderOptions};
+    use sereal::{Compression, EncoderOptions};
     let value = data();
     for (version, c) in [
         (2, Compression::Snappy),
@@ -117,7 +117,7 @@ fn legacy_snappy_needs_protocol_1_and_snappy() {
             matches!(err.kind(), ErrorKind::BadOption(_)),
             "{version} {c:?}: {err}"
         );
-        let err = sereal::to_vec_with(&[1, 2], &SerializerOptions::from(&opts)).unwrap_err();
+        let err = sereal::to_vec_with(&[1, 2], &opts).unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::BadOption(_)),
             "{version} {c:?}: {err}"
@@ -129,7 +129,7 @@ fn legacy_snappy_needs_protocol_1_and_snappy() {
 /// header, and decodes whole, through serde and through both streams.
 #[test]
 fn legacy_snappy_documents_read_back_every_way() {
-    use sereal::{ser::SerializerOptions, Compression, EncoderOptions};
+    use sereal::{Compression, EncoderOptions};
     let opts = EncoderOptions::new()
         .protocol_version(1)
         .compress(Compression::Snappy)
@@ -142,7 +142,7 @@ fn legacy_snappy_documents_read_back_every_way() {
     assert!(h.legacy_snappy && h.compression == Compression::Snappy);
     assert_eq!(doc[4], 0x11);
     assert_eq!(*sereal::decode(&doc).unwrap(), value);
-    let serde_doc = sereal::to_vec_with(&words, &SerializerOptions::from(&opts)).unwrap();
+    let serde_doc = sereal::to_vec_with(&words, &opts).unwrap();
     assert!(Header::parse(&serde_doc).unwrap().legacy_snappy);
     let back: Vec<String> = sereal::from_slice(&serde_doc).unwrap();
     assert_eq!(back, words);

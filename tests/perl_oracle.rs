@@ -499,7 +499,7 @@ fn encode_checked(
     };
     match Decoder::default().decode(&ours) {
         Ok(back) => {
-            if back != *root {
+            if !back.perl_eq(root) {
                 fails.report(
                     &format!("{what}: decode(ours) is not the graph encoded"),
                     &format!(
@@ -720,7 +720,7 @@ fn perl_oracle_reverse() {
             }
             Err(e) => problems.push(format!("encode(decode(srl)): {e}")),
         }
-        if from_srl != from_canon {
+        if !from_srl.perl_eq(&from_canon) {
             problems.push("decode(srl) != decode(canon)".into());
             detail.push_str(&format!("\n  decode(canon): {from_canon:?}"));
         }
@@ -742,7 +742,7 @@ fn perl_oracle_reverse() {
             match Encoder::new(opts).and_then(|mut e| e.encode(&from_srl)) {
                 Ok(ours) => match decoder.decode(&ours) {
                     Ok(back) => {
-                        if back != from_srl {
+                        if !back.perl_eq(&from_srl) {
                             problems.push("decode(encode_dedupe(decode(srl))) differs".into());
                             detail.push_str(&format!("\n  ours dedupe: {}", hex(&ours)));
                         }

@@ -363,7 +363,7 @@ fn perl_and_rust_share_a_session_in_redis() {
             Some(Value::Weak(owner)) => {
                 assert!(Ref::ptr_eq(
                     &owner.upgrade().unwrap(),
-                    user0.as_ref().unwrap()
+                    user0.as_strong_ref().unwrap()
                 ))
             }
             other => panic!("the owner is not a weak reference: {other:?}"),

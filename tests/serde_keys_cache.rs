@@ -109,7 +109,7 @@ fn a_byte_string_key_that_is_not_utf8_reads_as_bytes_through_its_copies() {
     assert_eq!(v, *decode(&doc).unwrap());
     let Value::Ref(r) = &v else { panic!("{v:?}") };
     for item in r.as_array().unwrap().iter() {
-        let h = item.as_ref().unwrap().as_hash().unwrap().clone();
+        let h = item.as_strong_ref().unwrap().as_hash().unwrap().clone();
         let (k, _) = h.iter().next().unwrap();
         assert_eq!(k.as_bytes(), b"\xff\xfe");
         assert!(!k.is_utf8());

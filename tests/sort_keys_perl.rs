@@ -173,7 +173,7 @@ fn cmp_order_is_by_code_point_across_flags() {
         )
         .unwrap();
         let back = sereal::decode(&doc).unwrap();
-        let got = back.as_ref().unwrap().as_hash().unwrap().clone();
+        let got = back.as_strong_ref().unwrap().as_hash().unwrap().clone();
         got.values().map(|v| v.as_i64().unwrap()).collect()
     };
     let up = order(KeyOrder::Cmp);
@@ -194,7 +194,7 @@ fn cmp_order_is_by_code_point_across_flags() {
     .unwrap();
     let back = sereal::decode(&doc).unwrap();
     let keys: Vec<bool> = back
-        .as_ref()
+        .as_strong_ref()
         .unwrap()
         .as_hash()
         .unwrap()

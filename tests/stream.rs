@@ -481,7 +481,7 @@ fn options_and_thaw_handlers_apply() {
     assert_eq!(got.len(), 1);
     assert!(matches!(
         got[0].as_ref().unwrap_err().kind(),
-        ErrorKind::Invalid(_)
+        ErrorKind::ObjectRefused
     ));
 
     let z = sereal::encode_with(

@@ -145,7 +145,7 @@ fn thawer_noting(
             log.lock().unwrap().push(note(&name, data));
             let attrs = data.get("attrs").unwrap();
             let attrs: Vec<(String, Value)> = attrs
-                .as_ref()
+                .as_strong_ref()
                 .unwrap()
                 .as_hash()
                 .unwrap()
@@ -158,7 +158,7 @@ fn thawer_noting(
                 })
                 .collect();
             let inside = data.get("inside").unwrap();
-            let inside = inside.as_ref().unwrap().as_array().unwrap().to_vec();
+            let inside = inside.as_strong_ref().unwrap().as_array().unwrap().to_vec();
             Ok(foo(
                 &name,
                 attrs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
@@ -511,7 +511,7 @@ fn label(class: &str, data: &Value) -> String {
         Some(s) => format!("{class}/{s}"),
         None => format!(
             "{class}/{}",
-            inside.as_ref().unwrap().as_array().unwrap().len()
+            inside.as_strong_ref().unwrap().as_array().unwrap().len()
         ),
     }
 }

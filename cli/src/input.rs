@@ -4,7 +4,7 @@
 use crate::walk::Fail;
 use base64::Engine;
 use sereal::protocol::{MAGIC_V1, MAGIC_V3};
-use sereal::{Error, ErrorKind};
+use sereal::{Error, ErrorKind, Position};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -203,14 +203,13 @@ impl Doc<'_> {
 
     /// The text of [`Doc::error`].
     pub fn error_text(&self, e: &Error) -> String {
-        let in_body = e.to_string().contains("at decompressed body offset");
         let kind = e.kind();
-        match e.offset() {
-            Some(o) if in_body => format!(
+        match e.position() {
+            Some(Position::DecompressedBody(o)) => format!(
                 "error at decompressed body offset {o}{}: {kind}",
                 self.body_of()
             ),
-            Some(o) => format!(
+            Some(Position::Document(o)) => format!(
                 "error at offset {}{}: {kind}{}",
                 self.offset + o,
                 self.which(),

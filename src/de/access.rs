@@ -5,7 +5,7 @@ use super::*;
 
 impl de::Error for Error {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        Error::new(ErrorKind::Invalid(msg.to_string()))
+        Error::new(ErrorKind::Message(msg.to_string()))
     }
 }
 

@@ -437,10 +437,7 @@ impl<'de> Deserializer<'de> {
 
     fn refuse_objects(&self, at: usize) -> Result<()> {
         if self.opts.refuse_objects {
-            return Err(self.cur.error_at(
-                ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
-                at,
-            ));
+            return Err(self.cur.error_at(ErrorKind::ObjectRefused, at));
         }
         Ok(())
     }

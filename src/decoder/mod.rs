@@ -525,8 +525,10 @@ fn inflate<'a>(
         Compression::None => false,
     };
     if refused {
-        let m = format!("{:?} compressed documents are refused", header.compression);
-        return Err(Error::at(ErrorKind::Invalid(m), 4));
+        return Err(Error::at(
+            ErrorKind::CompressionRefused(header.compression),
+            4,
+        ));
     }
     let data = &input[header.len..];
     let doc_type = if header.legacy_snappy {

@@ -359,6 +359,18 @@ pub struct Encoder {
     size_hint: usize,
 }
 
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = &self.callbacks;
+        f.debug_struct("Encoder")
+            .field("opts", &self.opts)
+            .field("freeze_classes", &c.freeze.names().collect::<Vec<_>>())
+            .field("on_stringify", &c.stringify.is_some())
+            .field("freeze_allow_if", &c.allow.is_some())
+            .finish()
+    }
+}
+
 impl Encoder {
     /// An encoder with `options`; errors on an invalid combination.
     pub fn new(options: EncoderOptions) -> Result<Encoder> {

@@ -183,10 +183,9 @@ impl<'e> Writer<'e> {
         let refused = scope.finish();
         drop(locks);
         match result {
-            Err(e) => Err(Error::new(ErrorKind::Callback(format!(
-                "{} failed: {e}",
-                what()
-            )))),
+            Err(e) => {
+                Err(Error::new(ErrorKind::Callback(format!("{} failed: {e}", what()))).caused_by(e))
+            }
             Ok(_) if refused => Err(Error::new(ErrorKind::Callback(format!(
                 "{} tried to change a container being encoded",
                 what()

@@ -331,7 +331,7 @@ pub fn from_json(json: &Json, lossless: bool) -> Result<Value> {
 
 fn invalid(path: &str, msg: &str) -> Error {
     let at = if path.is_empty() { "/" } else { path };
-    Error::new(ErrorKind::Invalid(format!("at {at}: {msg}")))
+    Error::new(ErrorKind::Json(format!("at {at}: {msg}")))
 }
 
 /// The lossless name of protocol 1's non-incremental Snappy framing.
@@ -559,7 +559,7 @@ mod tests {
         ];
         let v = Value::array(vals.clone());
         let back = round_trip(&v);
-        let got = back.as_ref().unwrap().as_array().unwrap().clone();
+        let got = back.as_strong_ref().unwrap().as_array().unwrap().clone();
         for (a, b) in vals.iter().zip(got.iter()) {
             assert_eq!(format!("{a:?}"), format!("{b:?}"));
             if let (Value::Double(x), Value::Double(y)) = (a, b) {

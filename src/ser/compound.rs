@@ -89,6 +89,7 @@ impl<'a, 'w> Compound<'a, 'w> {
             };
             let mut sub = Serializer::new(&mut bytes, opts)?;
             sub.no_copies = true;
+            sub.plain_keys = true;
             sub.depth = self.ser.depth;
             v.serialize(&mut sub)?;
             let body = bytes[6..].to_vec();

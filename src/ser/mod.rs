@@ -51,9 +51,9 @@ pub struct Serializer<'w> {
     // Writes no COPY: for values serialized apart (sort_keys) and spliced in
     // elsewhere, where offsets would be wrong.
     no_copies: bool,
+    // Writes every hash key in full: no_copies, or `no_shared_hashkeys`.
+    plain_keys: bool,
 }
-
-const MAX_DEPTH: usize = 10_000;
 
 /// Refuses a protocol version or compression the serializer cannot write.
 #[inline]
@@ -81,6 +81,7 @@ impl<'w> Serializer<'w> {
     #[inline(always)]
     fn start(out: &'w mut Vec<u8>, opts: SerializerOptions) -> Serializer<'w> {
         let v = opts.protocol_version;
+        let plain_keys = opts.no_shared_hashkeys;
         let doc_start = out.len();
         protocol::write_magic(out, v);
         out.push(0);
@@ -97,6 +98,7 @@ impl<'w> Serializer<'w> {
             first_keys: Vec::new(),
             depth: 0,
             no_copies: false,
+            plain_keys,
         }
     }
 
@@ -146,7 +148,7 @@ impl<'w> Serializer<'w> {
     /// the name's address, which is fixed for a `&'static str`.
     #[inline]
     fn field(&mut self, k: &'static str) {
-        if self.no_copies {
+        if self.plain_keys {
             return self.pv(k.as_bytes(), !k.is_ascii());
         }
         let addr = k.as_ptr() as usize;
@@ -168,7 +170,7 @@ impl<'w> Serializer<'w> {
     #[inline]
     fn key(&mut self, k: &str) -> Option<u64> {
         let utf8 = !k.is_ascii();
-        if self.no_copies {
+        if self.plain_keys {
             self.pv(k.as_bytes(), utf8);
             return None;
         }
@@ -200,7 +202,7 @@ impl<'w> Serializer<'w> {
     /// A hash begins: from the second on, keys are recorded, the first
     /// hash's own ones included.
     fn begin_hash(&mut self, len: Option<usize>) {
-        if self.no_copies {
+        if self.plain_keys {
             return;
         }
         match self.maps {
@@ -236,8 +238,10 @@ impl<'w> Serializer<'w> {
 
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
-        if self.depth >= MAX_DEPTH {
-            return Err(Error::new(ErrorKind::DepthExceeded(MAX_DEPTH)));
+        if self.depth >= self.opts.max_recursion_depth {
+            return Err(Error::new(ErrorKind::DepthExceeded(
+                self.opts.max_recursion_depth,
+            )));
         }
         Ok(())
     }
@@ -282,7 +286,9 @@ impl<'w> Serializer<'w> {
         self.depth -= 1;
         if let Some(at) = patch {
             if count >= 1 << 35 {
-                return Err(Error::new(ErrorKind::Invalid("container too large".into())));
+                return Err(Error::new(ErrorKind::LimitExceeded(
+                    "container too large".into(),
+                )));
             }
             let mut n = count as u64;
             for i in 0..5 {
@@ -301,14 +307,27 @@ impl<'w> Serializer<'w> {
 /// assert_eq!(sereal::from_slice::<Vec<String>>(&bytes).unwrap(), ["a", "b"]);
 /// ```
 pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    to_vec_with(value, &SerializerOptions::default())
+    to_vec_with(value, SerializerOptions::default())
 }
 
-/// Serializes `value` with `opts`.
-pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, opts: &SerializerOptions) -> Result<Vec<u8>> {
-    check_options(opts)?;
+/// Serializes `value` with `opts`: [`SerializerOptions`], or the
+/// [`EncoderOptions`](crate::EncoderOptions) the value encoder takes.
+///
+/// ```
+/// use sereal::{Compression, EncoderOptions};
+/// let opts = EncoderOptions::new().compress(Compression::Zstd).compress_threshold(0);
+/// let bytes = sereal::to_vec_with(&vec!["abc"; 100], &opts).unwrap();
+/// assert_eq!(bytes[4] >> 4, 4); // document type 4: zstd
+/// assert_eq!(sereal::from_slice::<Vec<String>>(&bytes).unwrap(), ["abc"; 100]);
+/// ```
+pub fn to_vec_with<T: Serialize + ?Sized>(
+    value: &T,
+    opts: impl Into<SerializerOptions>,
+) -> Result<Vec<u8>> {
+    let opts = opts.into();
+    check_options(&opts)?;
     let mut out = Vec::with_capacity(128);
-    let mut ser = Serializer::start(&mut out, opts.clone());
+    let mut ser = Serializer::start(&mut out, opts);
     value.serialize(&mut ser)?;
     ser.finish()?;
     Ok(out)
@@ -322,10 +341,10 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, opts: &SerializerOptions) -
 /// assert_eq!(sereal::from_slice::<Vec<u8>>(&out).unwrap(), [1, 2]);
 /// ```
 pub fn to_writer<W: std::io::Write, T: Serialize + ?Sized>(writer: W, value: &T) -> Result<()> {
-    to_writer_with(writer, value, &SerializerOptions::default())
+    to_writer_with(writer, value, SerializerOptions::default())
 }
 
-/// Serializes `value` into `writer` with `opts`. A failed write is an
+/// Serializes `value` into `writer` with `opts` (as [`to_vec_with`]). A failed write is an
 /// [`ErrorKind::Io`] error whose `source()` is the [`std::io::Error`].
 ///
 /// ```
@@ -338,7 +357,7 @@ pub fn to_writer<W: std::io::Write, T: Serialize + ?Sized>(writer: W, value: &T)
 pub fn to_writer_with<W: std::io::Write, T: Serialize + ?Sized>(
     mut writer: W,
     value: &T,
-    opts: &SerializerOptions,
+    opts: impl Into<SerializerOptions>,
 ) -> Result<()> {
     let bytes = to_vec_with(value, opts)?;
     writer.write_all(&bytes).map_err(|e| Error::io("write", e))
@@ -357,7 +376,7 @@ pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<crate::Value> {
 
 impl ser::Error for Error {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        Error::new(ErrorKind::Invalid(msg.to_string()))
+        Error::new(ErrorKind::Message(msg.to_string()))
     }
 }
 

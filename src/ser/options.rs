@@ -2,14 +2,21 @@
 
 use super::*;
 
-/// Options for [`Serializer`]: a subset of the encoder's that applies to
-/// serde data (which has no sharing, objects or callbacks).
+/// Options for [`Serializer`]: the encoder's options that apply to serde
+/// data (which has no sharing, objects or callbacks).
+///
+/// Every function that takes them ([`to_vec_with`], [`to_writer_with`])
+/// takes `&EncoderOptions` as well, so one set of options can configure
+/// both encoding paths; the encoder's options that do not apply to serde
+/// data are then ignored.
 ///
 /// ```
-/// use sereal::ser::SerializerOptions;
+/// use sereal::{ser::SerializerOptions, EncoderOptions};
 /// let opts = SerializerOptions::new().protocol_version(3).sort_keys(true);
 /// let bytes = sereal::to_vec_with(&[1, 2, 3], &opts).unwrap();
 /// assert_eq!(bytes[4], 3);
+/// let enc = EncoderOptions::new().protocol_version(3).sort_keys(true);
+/// assert_eq!(sereal::to_vec_with(&[1, 2, 3], &enc).unwrap(), bytes);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -30,6 +37,12 @@ pub struct SerializerOptions {
     pub sort_keys: bool,
     /// Write a repeated string value (over 3 bytes) as `COPY` of the first.
     pub dedupe_strings: bool,
+    /// Write every hash key in full, never as a `COPY` of an earlier one
+    /// (see [`crate::EncoderOptions::no_shared_hashkeys`]).
+    pub no_shared_hashkeys: bool,
+    /// Maximum nesting of sequences, maps and structs (default 10000, as
+    /// the encoder's).
+    pub max_recursion_depth: usize,
 }
 
 impl Default for SerializerOptions {
@@ -42,6 +55,8 @@ impl Default for SerializerOptions {
             legacy_snappy: false,
             sort_keys: false,
             dedupe_strings: false,
+            no_shared_hashkeys: false,
+            max_recursion_depth: 10_000,
         }
     }
 }
@@ -94,6 +109,18 @@ impl SerializerOptions {
         self
     }
 
+    /// Sets `no_shared_hashkeys`.
+    pub fn no_shared_hashkeys(mut self, on: bool) -> Self {
+        self.no_shared_hashkeys = on;
+        self
+    }
+
+    /// Sets `max_recursion_depth`.
+    pub fn max_recursion_depth(mut self, depth: usize) -> Self {
+        self.max_recursion_depth = depth;
+        self
+    }
+
     pub(super) fn framing(&self) -> compress::Framing {
         compress::Framing {
             compress: self.compress,
@@ -123,6 +150,16 @@ impl From<&crate::EncoderOptions> for SerializerOptions {
             legacy_snappy: opts.legacy_snappy,
             sort_keys: opts.sort_keys,
             dedupe_strings: opts.dedupe_strings,
+            no_shared_hashkeys: opts.no_shared_hashkeys,
+            max_recursion_depth: opts.max_recursion_depth,
         }
+    }
+}
+
+impl From<&SerializerOptions> for SerializerOptions {
+    /// A copy, so that the functions taking `impl Into<SerializerOptions>`
+    /// take `&SerializerOptions` too.
+    fn from(opts: &SerializerOptions) -> SerializerOptions {
+        opts.clone()
     }
 }

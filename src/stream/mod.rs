@@ -280,7 +280,8 @@ impl Incremental {
 /// pipes. The end of input between documents ends the iteration; in the
 /// middle of a document it is an [`ErrorKind::Truncated`] error with the
 /// stream offset. An error from the reader is yielded as an
-/// [`ErrorKind::Invalid`] error at the stream offset reached, and the
+/// [`ErrorKind::Io`] error (the reader's error is its `source()`) at the
+/// stream offset reached, and the
 /// iteration may go on (a `WouldBlock` or `TimedOut` reader can be tried
 /// again); `Interrupted` reads are retried. A document that fails ends the
 /// iteration.

@@ -7,17 +7,22 @@ use hashbrown::HashMap;
 ///
 /// Nodes are matched one to one: if a node of the left graph was matched
 /// with a node of the right one, every later meeting of either must meet the
-/// other. Hashes compare as maps (order ignored). Scalars compare by meaning:
-/// the two undefs are equal, and equal a weak reference whose node is gone,
-/// so are a boolean and Perl's immortal of the same
-/// truth, a boolean and the scalar Perl writes for it before protocol 5
-/// (true and `1`, false and the empty byte string), integers of either signedness with the same value, and floats of
-/// either width with the same value (NaN equals NaN). String kinds (bytes or
-/// UTF-8) must match.
+/// other. Hashes compare as maps (order ignored), classes must match.
+///
+/// Scalars compare by kind and value: integers of either signedness with
+/// the same value are equal, and so are floats of either width with the
+/// same value (NaN equals NaN), as the format chooses those widths itself;
+/// every other variant equals only itself. With `perl`, scalars compare as
+/// Perl cannot tell them apart: also the two undefs, and a weak reference
+/// whose node is gone, a boolean and Perl's immortal of the same truth, a
+/// boolean and the scalar Perl writes for it before protocol 5 (true and
+/// `1`, false and the empty byte string), an alias and its cell's value.
+/// String kinds (bytes or UTF-8) must match in both.
 #[derive(Default)]
 pub(crate) struct GraphEq {
     left: HashMap<usize, usize>,
     right: HashMap<usize, usize>,
+    perl: bool,
 }
 
 impl GraphEq {
@@ -31,13 +36,15 @@ impl GraphEq {
                 _ => false,
             },
             // A weak reference whose node is gone is undef (and is written so).
-            (Weak(w), other) | (other, Weak(w)) if w.upgrade().is_none() => {
+            (Weak(w), other) | (other, Weak(w)) if self.perl && w.upgrade().is_none() => {
                 matches!(other, Undef | CanonicalUndef)
             }
-            (Alias(x), other) => scalar_of(x).is_some_and(|v| self.values(&v, other)),
-            (other, Alias(y)) => scalar_of(y).is_some_and(|v| self.values(other, &v)),
+            (Alias(x), other) if self.perl => scalar_of(x).is_some_and(|v| self.values(&v, other)),
+            (other, Alias(y)) if self.perl => scalar_of(y).is_some_and(|v| self.values(other, &v)),
             (Foreign(x), Foreign(y)) => x.ptr_eq(y),
-            (Ref(_) | Weak(_) | Foreign(_), _) | (_, Ref(_) | Weak(_) | Foreign(_)) => false,
+            (Ref(_) | Weak(_) | Foreign(_) | Alias(_), _)
+            | (_, Ref(_) | Weak(_) | Foreign(_) | Alias(_)) => false,
+            _ if self.perl => perl_scalars_eq(a, b),
             _ => scalars_eq(a, b),
         }
     }
@@ -81,7 +88,18 @@ fn scalar_of(r: &Ref) -> Option<Value> {
     }
 }
 
+/// Scalars of the same kind and value (see [`GraphEq`]).
 fn scalars_eq(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Undef, Undef) | (CanonicalUndef, CanonicalUndef) | (True, True) | (False, False) => true,
+        (Bool(x), Bool(y)) => x == y,
+        _ => numbers_eq(a, b),
+    }
+}
+
+/// Scalars Perl cannot tell apart (see [`GraphEq`]).
+fn perl_scalars_eq(a: &Value, b: &Value) -> bool {
     use Value::*;
     match (a.as_bool(), b.as_bool()) {
         (Some(x), Some(y)) => return x == y,
@@ -91,6 +109,15 @@ fn scalars_eq(a: &Value, b: &Value) -> bool {
     }
     match (a, b) {
         (Undef | CanonicalUndef, Undef | CanonicalUndef) => true,
+        _ => numbers_eq(a, b),
+    }
+}
+
+/// Numbers and strings: integers by value whatever their signedness,
+/// floats by value whatever their width, strings of one kind by bytes.
+fn numbers_eq(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a, b) {
         (Int(_) | UInt(_), Int(_) | UInt(_)) => {
             a.as_i64() == b.as_i64() && a.as_u64() == b.as_u64()
         }
@@ -119,6 +146,34 @@ impl PartialEq for Value {
     /// are equal when their graphs have the same shape, scalars and sharing.
     fn eq(&self, other: &Value) -> bool {
         GraphEq::default().values(self, other)
+    }
+}
+
+impl Value {
+    /// Perl's view of equality: `==`, and also scalars Perl cannot tell
+    /// apart. The two undefs are equal, and equal a weak reference whose
+    /// node is gone (which is written as undef); a boolean equals Perl's
+    /// immortal of the same truth and the scalar Perl writes for it before
+    /// protocol 5 (true and `1`, false and the empty byte string); an alias
+    /// equals the value of its cell. It is an equivalence too, and it is
+    /// what a document's round trip through Perl keeps.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_ne!(Value::Bool(true), Value::Int(1));
+    /// assert!(Value::Bool(true).perl_eq(&Value::Int(1)));
+    /// assert!(Value::Undef.perl_eq(&Value::CanonicalUndef));
+    /// assert!(!Value::Bool(false).perl_eq(&Value::Int(0)));
+    /// // Both compare integers and floats by value, whatever their width.
+    /// assert_eq!(Value::Int(5), Value::UInt(5));
+    /// assert_eq!(Value::Float(0.5), Value::Double(0.5));
+    /// ```
+    pub fn perl_eq(&self, other: &Value) -> bool {
+        GraphEq {
+            perl: true,
+            ..GraphEq::default()
+        }
+        .values(self, other)
     }
 }
 
@@ -169,18 +224,26 @@ mod tests {
         assert_eq!(x, y);
         assert_eq!(Value::Int(5), Value::UInt(5));
         assert_eq!(Value::Float(0.5), Value::Double(0.5));
-        assert_eq!(Value::Undef, Value::CanonicalUndef);
-        assert_eq!(Value::Bool(true), Value::True);
+        assert_ne!(Value::Undef, Value::CanonicalUndef);
+        assert!(Value::Undef.perl_eq(&Value::CanonicalUndef));
+        assert_ne!(Value::Bool(true), Value::True);
+        assert!(Value::Bool(true).perl_eq(&Value::True));
         assert_ne!(Value::bytes("a"), Value::utf8("a"));
+        assert!(!Value::bytes("a").perl_eq(&Value::utf8("a")));
         assert_ne!(Value::Int(1), Value::bytes("1"));
-        assert_eq!(Value::True, Value::Int(1));
-        assert_eq!(Value::Bool(false), Value::bytes(""));
-        assert_ne!(Value::Bool(false), Value::Int(0));
-        assert_ne!(Value::Bool(true), Value::bytes("1"));
+        assert_ne!(Value::True, Value::Int(1));
+        assert!(Value::True.perl_eq(&Value::Int(1)));
+        assert!(Value::Bool(false).perl_eq(&Value::bytes("")));
+        assert!(!Value::Bool(false).perl_eq(&Value::Int(0)));
+        assert!(!Value::Bool(true).perl_eq(&Value::bytes("1")));
+        let cell = Ref::scalar(1);
+        assert_ne!(Value::Alias(cell.clone()), Value::Int(1));
+        assert!(Value::Alias(cell).perl_eq(&Value::Int(1)));
     }
 
-    /// Equality by meaning is an equivalence: symmetric and transitive over
-    /// every pair and triple of a set of scalars that covers each rule.
+    /// Both equalities are equivalences: symmetric and transitive over
+    /// every pair and triple of a set of scalars that covers each rule; and
+    /// `==` implies `perl_eq`.
     #[test]
     fn scalar_equality_is_symmetric_and_transitive() {
         use Value::*;
@@ -212,20 +275,33 @@ mod tests {
             Value::utf8("1"),
             Alias(cell),
         ];
-        for a in &values {
-            for b in &values {
-                assert_eq!(a == b, b == a, "symmetry: {a:?} {b:?}");
-                for c in &values {
-                    if a == b && b == c {
-                        assert_eq!(a, c, "transitivity: {a:?} = {b:?} = {c:?}");
+        type Eq = fn(&Value, &Value) -> bool;
+        let eqs: [(&str, Eq); 2] = [("==", |a, b| a == b), ("perl_eq", Value::perl_eq)];
+        for (name, eq) in eqs {
+            for a in &values {
+                assert!(eq(a, a), "{name} reflexivity: {a:?}");
+                for b in &values {
+                    assert_eq!(eq(a, b), eq(b, a), "{name} symmetry: {a:?} {b:?}");
+                    for c in &values {
+                        if eq(a, b) && eq(b, c) {
+                            assert!(eq(a, c), "{name} transitivity: {a:?} = {b:?} = {c:?}");
+                        }
                     }
                 }
             }
         }
+        for a in &values {
+            for b in &values {
+                assert!(a != b || a.perl_eq(b), "== without perl_eq: {a:?} {b:?}");
+            }
+        }
         // the classes the rules make
-        assert_eq!(Bool(true), UInt(1));
-        assert_eq!(True, UInt(1));
-        assert_eq!(False, Value::bytes(""));
-        assert_ne!(Int(0), Value::bytes(""));
+        assert!(Bool(true).perl_eq(&UInt(1)));
+        assert!(True.perl_eq(&UInt(1)));
+        assert!(False.perl_eq(&Value::bytes("")));
+        assert!(!Int(0).perl_eq(&Value::bytes("")));
+        assert_ne!(Bool(true), UInt(1));
+        assert_eq!(Int(1), UInt(1));
+        assert_eq!(Double(f64::NAN), Float(f32::NAN));
     }
 }

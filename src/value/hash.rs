@@ -365,6 +365,18 @@ impl IntoIterator for Hash {
     }
 }
 
+impl std::fmt::Debug for Hash {
+    /// The entries in their order, as a map.
+    ///
+    /// ```
+    /// let h: sereal::Hash = [("a", 1)].into_iter().collect();
+    /// assert_eq!(format!("{h:?}"), r#"{"a": 1}"#);
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@
 //! assert_eq!(format!("{root:?}"), "[#1=[1, 2], #1#]");
 //! ```
 
+mod access;
 mod array;
 pub(crate) mod collect;
 mod convert;
@@ -45,6 +46,7 @@ pub use self::send::{NotSendable, SendDocument};
 #[cfg(feature = "json")]
 pub(crate) use self::str::latin1_to_string;
 pub(crate) use self::str::string_to_latin1;
+pub(crate) use self::str::write_quoted;
 pub use self::str::Str;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -55,11 +57,23 @@ use std::rc::{Rc, Weak};
 ///
 /// `Value` is 24 bytes; strings of up to 22 bytes live inside it.
 ///
-/// Equality (`==`) compares graphs by meaning: the same shape, the same
-/// sharing, and scalars that Perl cannot tell apart (integers of either
-/// signedness, floats of either width, a boolean and the `1` or `""` Perl
-/// writes for it before protocol 5, the two undefs). It is an equivalence
-/// relation: symmetric and transitive.
+/// Equality (`==`) is structural: the same shape, the same sharing, the
+/// same classes, and scalars of the same variant and value (integers of
+/// either signedness and floats of either width compare by value, as the
+/// format picks those widths itself). [`Value::perl_eq`] is Perl's looser
+/// view (a boolean equals the `1` or `""` Perl writes for it before
+/// protocol 5, the two undefs are equal, an alias equals its cell's value).
+/// Both are equivalence relations: reflexive, symmetric and transitive.
+///
+/// `v["name"]` is not offered: a node's body lives in a `RefCell` (the
+/// graph may be shared and changed through any handle), so a plain
+/// `&Value` into it could outlive a change made through another handle.
+/// [`Value::get_ref`] and [`Value::at_ref`] borrow (the guard reads as
+/// `&Value`), [`Value::get`] and [`Value::at`] clone (cheap: a string of up
+/// to 22 bytes is inline, a node is a counted handle), and
+/// [`Value::as_hash`] borrows a [`Hash`] that indexes as serde_json's map
+/// does (`v.as_hash().unwrap()["name"]`, `Undef` when missing). For a tree that indexes like `serde_json::Value`, decode into
+/// one: `sereal::from_slice::<serde_json::Value>(bytes)`.
 ///
 /// ```
 /// use sereal::{decode, encode, Ref, Value};
@@ -439,7 +453,7 @@ impl Ref {
             Body::Array(a) => Some(a),
             _ => None,
         })
-        .map_err(|_| Error::new(ErrorKind::Invalid("node is not an array".into())))
+        .map_err(|_| Error::new(ErrorKind::WrongBody("an array")))
     }
 
     /// The hash for changing. Errors if the node is not a hash or is in use.
@@ -448,7 +462,7 @@ impl Ref {
             Body::Hash(h) => Some(h),
             _ => None,
         })
-        .map_err(|_| Error::new(ErrorKind::Invalid("node is not a hash".into())))
+        .map_err(|_| Error::new(ErrorKind::WrongBody("a hash")))
     }
 
     /// A weak handle on the same node.
@@ -563,168 +577,6 @@ impl Value {
     /// A weak reference to `r`'s node.
     pub fn weak(r: &Ref) -> Value {
         Value::Weak(r.downgrade())
-    }
-
-    /// Whether the value is undefined (`Undef`, `CanonicalUndef`, or a weak
-    /// reference whose node is gone).
-    pub fn is_undef(&self) -> bool {
-        match self {
-            Value::Undef | Value::CanonicalUndef => true,
-            Value::Weak(w) => w.upgrade().is_none(),
-            Value::Alias(r) => matches!(&*r.body(), Body::Scalar(v) if v.is_undef()),
-            _ => false,
-        }
-    }
-
-    /// The value as an `i64`, for integers that fit (here and in the
-    /// accessors below, also through an alias of a scalar cell).
-    pub fn as_i64(&self) -> Option<i64> {
-        self.scalar(|v| match v {
-            Value::Int(i) => Some(*i),
-            Value::UInt(u) => i64::try_from(*u).ok(),
-            _ => None,
-        })
-    }
-
-    /// The value as a `u64`, for non-negative integers.
-    pub fn as_u64(&self) -> Option<u64> {
-        self.scalar(|v| match v {
-            Value::Int(i) => u64::try_from(*i).ok(),
-            Value::UInt(u) => Some(*u),
-            _ => None,
-        })
-    }
-
-    /// The value as an `f64`, for any number.
-    pub fn as_f64(&self) -> Option<f64> {
-        self.scalar(|v| match v {
-            Value::Int(i) => Some(*i as f64),
-            Value::UInt(u) => Some(*u as f64),
-            Value::Float(f) => Some(f64::from(*f)),
-            Value::Double(d) => Some(*d),
-            _ => None,
-        })
-    }
-
-    /// The value as a boolean, for the boolean kinds.
-    pub fn as_bool(&self) -> Option<bool> {
-        self.scalar(|v| match v {
-            Value::Bool(b) => Some(*b),
-            Value::True => Some(true),
-            Value::False => Some(false),
-            _ => None,
-        })
-    }
-
-    /// `read` of this scalar, or of the scalar cell this slot is an alias
-    /// of (one level: what `alias_smallint` decodes, or `ALIAS` gives).
-    fn scalar<T>(&self, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
-        match self {
-            Value::Alias(r) => match &*r.try_body().ok()? {
-                Body::Scalar(v) => read(v),
-                _ => None,
-            },
-            v => read(v),
-        }
-    }
-
-    /// The bytes of a string value (either kind).
-    pub fn as_bytes(&self) -> Option<&[u8]> {
-        match self {
-            Value::Bytes(s) | Value::Utf8(s) => Some(s.as_bytes()),
-            _ => None,
-        }
-    }
-
-    /// A string value as text, when its bytes are valid UTF-8.
-    pub fn as_str(&self) -> Option<&str> {
-        self.as_bytes().and_then(|b| std::str::from_utf8(b).ok())
-    }
-
-    /// The node of a strong reference.
-    pub fn as_ref(&self) -> Option<&Ref> {
-        match self {
-            Value::Ref(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The node this value reaches: through a strong or live weak
-    /// reference, or the aliased node itself.
-    pub fn node(&self) -> Option<Ref> {
-        match self {
-            Value::Ref(r) | Value::Alias(r) => Some(r.clone()),
-            Value::Weak(w) => w.upgrade(),
-            _ => None,
-        }
-    }
-
-    /// Element `i` of the array this value refers to (a clone of the slot).
-    pub fn at(&self, i: usize) -> Option<Value> {
-        let node = self.node()?;
-        let body = node.try_body().ok()?;
-        match &*body {
-            Body::Array(a) => a.get(i).cloned(),
-            _ => None,
-        }
-    }
-
-    /// The value under `key` in the hash this value refers to (a clone).
-    pub fn get(&self, key: &str) -> Option<Value> {
-        let node = self.node()?;
-        let body = node.try_body().ok()?;
-        match &*body {
-            Body::Hash(h) => h.get(key).cloned(),
-            _ => None,
-        }
-    }
-
-    /// The value under `key` in the hash this value refers to, borrowed
-    /// instead of cloned: a guard that reads as `&Value` while it lives
-    /// (and while it does, the hash cannot be changed). `None` for a
-    /// missing key, a value that is not a hash, a weak reference (upgrade
-    /// it first) or a hash borrowed for writing.
-    ///
-    /// ```
-    /// use sereal::Value;
-    /// let v = Value::hash([("name", "ann")]);
-    /// let name = v.get_ref("name").unwrap();
-    /// let s: &str = name.as_str().unwrap();
-    /// assert_eq!(s, "ann");
-    /// ```
-    pub fn get_ref(&self, key: &str) -> Option<cell::Ref<'_, Value>> {
-        self.borrow_in(|b| match b {
-            Body::Hash(h) => h.get(key),
-            _ => None,
-        })
-    }
-
-    /// Element `i` of the array this value refers to, borrowed: as
-    /// [`Value::get_ref`].
-    ///
-    /// ```
-    /// use sereal::Value;
-    /// let v = Value::array([10, 20]);
-    /// assert_eq!(v.at_ref(1).unwrap().as_i64(), Some(20));
-    /// assert!(v.at_ref(2).is_none());
-    /// ```
-    pub fn at_ref(&self, i: usize) -> Option<cell::Ref<'_, Value>> {
-        self.borrow_in(|b| match b {
-            Body::Array(a) => a.get(i),
-            _ => None,
-        })
-    }
-
-    /// A borrow of what `pick` finds in the body of the node this value
-    /// holds strongly.
-    fn borrow_in(
-        &self,
-        pick: impl FnOnce(&Body) -> Option<&Value>,
-    ) -> Option<cell::Ref<'_, Value>> {
-        let (Value::Ref(r) | Value::Alias(r)) = self else {
-            return None;
-        };
-        cell::Ref::filter_map(r.try_body().ok()?, pick).ok()
     }
 
     /// Empties every node reachable from this value, without recursion, so

@@ -188,10 +188,8 @@ impl<'o> Reader<'_, 'o> {
     ) -> Result<Value> {
         let name = || String::from_utf8_lossy(class.as_bytes()).into_owned();
         let object = thaw(handler, class, values).map_err(|e| {
-            self.cur.error_at(
-                ErrorKind::Callback(format!("THAW callback of class '{}' failed: {e}", name())),
-                at,
-            )
+            let m = format!("THAW callback of class '{}' failed: {e}", name());
+            self.cur.error_at(ErrorKind::Callback(m), at).caused_by(e)
         })?;
         if named && object.node().is_none() {
             return Err(self.cur.error_at(

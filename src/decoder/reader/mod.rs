@@ -464,10 +464,8 @@ impl<'a, 'o> Reader<'a, 'o> {
     }
 
     fn duplicate_key(&self, k: &Key, at: usize) -> Error {
-        self.cur.error_at(
-            ErrorKind::Invalid(format!("duplicate key {k:?} in hash")),
-            at,
-        )
+        self.cur
+            .error_at(ErrorKind::DuplicateKey(k.as_bytes().to_vec()), at)
     }
 }
 

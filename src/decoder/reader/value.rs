@@ -186,10 +186,7 @@ impl Reader<'_, '_> {
     /// `OBJECTV` (an offset to an earlier class name follows).
     pub(super) fn object_class(&mut self, literal: bool, at: usize) -> Result<Key> {
         if self.opts.refuse_objects {
-            return Err(self.cur.error_at(
-                ErrorKind::Invalid("objects are refused (refuse_objects)".into()),
-                at,
-            ));
+            return Err(self.cur.error_at(ErrorKind::ObjectRefused, at));
         }
         if literal {
             return self.class_name();

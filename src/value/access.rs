@@ -1,0 +1,217 @@
+//! Reading a value: its scalars, and the slots of the node it refers to,
+//! cloned or borrowed.
+
+use super::{Array, Body, Hash, Ref, Value};
+use std::cell;
+
+impl Value {
+    /// Whether the value is undefined (`Undef`, `CanonicalUndef`, or a weak
+    /// reference whose node is gone).
+    pub fn is_undef(&self) -> bool {
+        match self {
+            Value::Undef | Value::CanonicalUndef => true,
+            Value::Weak(w) => w.upgrade().is_none(),
+            Value::Alias(r) => matches!(&*r.body(), Body::Scalar(v) if v.is_undef()),
+            _ => false,
+        }
+    }
+
+    /// The value as an `i64`, for integers that fit (here and in the
+    /// accessors below, also through an alias of a scalar cell).
+    pub fn as_i64(&self) -> Option<i64> {
+        self.scalar(|v| match v {
+            Value::Int(i) => Some(*i),
+            Value::UInt(u) => i64::try_from(*u).ok(),
+            _ => None,
+        })
+    }
+
+    /// The value as a `u64`, for non-negative integers.
+    pub fn as_u64(&self) -> Option<u64> {
+        self.scalar(|v| match v {
+            Value::Int(i) => u64::try_from(*i).ok(),
+            Value::UInt(u) => Some(*u),
+            _ => None,
+        })
+    }
+
+    /// The value as an `f64`, for any number.
+    pub fn as_f64(&self) -> Option<f64> {
+        self.scalar(|v| match v {
+            Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
+            Value::Float(f) => Some(f64::from(*f)),
+            Value::Double(d) => Some(*d),
+            _ => None,
+        })
+    }
+
+    /// The value as a boolean, for the boolean kinds.
+    pub fn as_bool(&self) -> Option<bool> {
+        self.scalar(|v| match v {
+            Value::Bool(b) => Some(*b),
+            Value::True => Some(true),
+            Value::False => Some(false),
+            _ => None,
+        })
+    }
+
+    /// `read` of this scalar, or of the scalar cell this slot is an alias
+    /// of (one level: what `alias_smallint` decodes, or `ALIAS` gives).
+    fn scalar<T>(&self, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
+        match self {
+            Value::Alias(r) => match &*r.try_body().ok()? {
+                Body::Scalar(v) => read(v),
+                _ => None,
+            },
+            v => read(v),
+        }
+    }
+
+    /// The bytes of a string value (either kind).
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::Bytes(s) | Value::Utf8(s) => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+
+    /// A string value as text, when its bytes are valid UTF-8.
+    pub fn as_str(&self) -> Option<&str> {
+        self.as_bytes().and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    /// The node of a strong reference (`None` for anything else, a weak
+    /// reference or an alias included: see [`Value::node`] for those).
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let node = Ref::array([1]);
+    /// let v = Value::from(&node);
+    /// assert!(v.as_strong_ref().unwrap().ptr_eq(&node));
+    /// assert!(Value::weak(&node).as_strong_ref().is_none());
+    /// ```
+    pub fn as_strong_ref(&self) -> Option<&Ref> {
+        match self {
+            Value::Ref(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The node of a strong reference: the old name of
+    /// [`Value::as_strong_ref`], which does not read as [`AsRef::as_ref`].
+    #[deprecated(since = "0.1.0", note = "use `Value::as_strong_ref`")]
+    pub fn as_ref(&self) -> Option<&Ref> {
+        self.as_strong_ref()
+    }
+
+    /// The node this value reaches: through a strong or live weak
+    /// reference, or the aliased node itself.
+    pub fn node(&self) -> Option<Ref> {
+        match self {
+            Value::Ref(r) | Value::Alias(r) => Some(r.clone()),
+            Value::Weak(w) => w.upgrade(),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of the array this value refers to (a clone of the slot).
+    pub fn at(&self, i: usize) -> Option<Value> {
+        let node = self.node()?;
+        let body = node.try_body().ok()?;
+        match &*body {
+            Body::Array(a) => a.get(i).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The value under `key` in the hash this value refers to (a clone).
+    pub fn get(&self, key: &str) -> Option<Value> {
+        let node = self.node()?;
+        let body = node.try_body().ok()?;
+        match &*body {
+            Body::Hash(h) => h.get(key).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The value under `key` in the hash this value refers to, borrowed
+    /// instead of cloned: a guard that reads as `&Value` while it lives
+    /// (and while it does, the hash cannot be changed). `None` for a
+    /// missing key, a value that is not a hash, a weak reference (upgrade
+    /// it first) or a hash borrowed for writing.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::hash([("name", "ann")]);
+    /// let name = v.get_ref("name").unwrap();
+    /// let s: &str = name.as_str().unwrap();
+    /// assert_eq!(s, "ann");
+    /// ```
+    pub fn get_ref(&self, key: &str) -> Option<cell::Ref<'_, Value>> {
+        self.borrow_in(|b| match b {
+            Body::Hash(h) => h.get(key),
+            _ => None,
+        })
+    }
+
+    /// Element `i` of the array this value refers to, borrowed: as
+    /// [`Value::get_ref`].
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::array([10, 20]);
+    /// assert_eq!(v.at_ref(1).unwrap().as_i64(), Some(20));
+    /// assert!(v.at_ref(2).is_none());
+    /// ```
+    pub fn at_ref(&self, i: usize) -> Option<cell::Ref<'_, Value>> {
+        self.borrow_in(|b| match b {
+            Body::Array(a) => a.get(i),
+            _ => None,
+        })
+    }
+
+    /// The array this value refers to, borrowed (`None` for anything else,
+    /// a weak reference included, or an array borrowed for writing).
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::array([1, 2]);
+    /// assert_eq!(v.as_array().unwrap()[1], Value::Int(2));
+    /// ```
+    pub fn as_array(&self) -> Option<cell::Ref<'_, Array>> {
+        self.borrow_in(|b| match b {
+            Body::Array(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The hash this value refers to, borrowed (as [`Value::as_array`]);
+    /// it indexes as serde_json's map does.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::hash([("name", "ann")]);
+    /// let h = v.as_hash().unwrap();
+    /// assert_eq!(h["name"].as_str(), Some("ann"));
+    /// assert!(h["missing"].is_undef());
+    /// ```
+    pub fn as_hash(&self) -> Option<cell::Ref<'_, Hash>> {
+        self.borrow_in(|b| match b {
+            Body::Hash(h) => Some(h),
+            _ => None,
+        })
+    }
+
+    /// A borrow of what `pick` finds in the body of the node this value
+    /// holds strongly.
+    fn borrow_in<T: ?Sized>(
+        &self,
+        pick: impl FnOnce(&Body) -> Option<&T>,
+    ) -> Option<cell::Ref<'_, T>> {
+        let (Value::Ref(r) | Value::Alias(r)) = self else {
+            return None;
+        };
+        cell::Ref::filter_map(r.try_body().ok()?, pick).ok()
+    }
+}
