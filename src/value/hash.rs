@@ -335,6 +335,20 @@ impl std::ops::Index<&str> for Hash {
     }
 }
 
+impl<K: Into<Key>, V: Into<Value>, const N: usize> From<[(K, V); N]> for Hash {
+    /// A hash of `entries`, in their order, as [`Value::hash`] takes them:
+    /// `Ref::hash([("x", 1)].into())`.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let point = Ref::hash([("x", 1), ("y", 2)].into()).blessed("Point");
+    /// assert_eq!(Value::from(&point).get("y"), Some(Value::from(2)));
+    /// ```
+    fn from(entries: [(K, V); N]) -> Hash {
+        entries.into_iter().collect()
+    }
+}
+
 impl<K: Into<Key>, V: Into<Value>> FromIterator<(K, V)> for Hash {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Hash {
         let iter = iter.into_iter();

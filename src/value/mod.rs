@@ -344,7 +344,17 @@ impl Ref {
         Ref::new(Body::Array(items.into()))
     }
 
-    /// A new hash node.
+    /// A new hash node, holding `hash` as it is: a [`Hash`] built or
+    /// collected beforehand, or the entries [`Value::hash`] takes through
+    /// `.into()`.
+    ///
+    /// ```
+    /// use sereal::{Hash, Ref};
+    /// let a = Ref::hash([("name", "ann")].into());
+    /// let b = Ref::hash((1..=3).map(|i| (format!("k{i}"), i)).collect());
+    /// let c = Ref::hash(Hash::new());
+    /// assert_eq!((a.as_hash().unwrap().len(), b.as_hash().unwrap().len(), c.as_hash().unwrap().len()), (1, 3, 0));
+    /// ```
     pub fn hash(hash: Hash) -> Ref {
         Ref::new(Body::Hash(hash))
     }
