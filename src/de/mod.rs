@@ -25,9 +25,11 @@ use std::ops::Range;
 
 mod access;
 mod item;
+mod root;
 mod strings;
 
 use access::{Elements, Entries};
+use root::Root;
 
 /// How a value is wanted: what conversions Perl's data may need.
 #[derive(Clone, Copy, PartialEq)]
@@ -445,13 +447,9 @@ impl<'de> Deserializer<'de> {
     /// A plain `DOUBLE` at `at`, read (the common form of a float).
     #[inline]
     fn double_at(&mut self, at: usize) -> Option<f64> {
-        match self.cur.bytes().get(at..at + 9)? {
-            &[tag::DOUBLE, b0, b1, b2, b3, b4, b5, b6, b7] => {
-                self.cur.set_pos(at + 9);
-                Some(f64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]))
-            }
-            _ => None,
-        }
+        let d = double(self.cur.bytes().get(at..)?)?;
+        self.cur.set_pos(at + 9);
+        Some(d)
     }
 
     /// An `Option` whose value is not a plain `UNDEF`: `None` for what
@@ -480,6 +478,17 @@ impl<'de> Deserializer<'de> {
             }
         }
         false
+    }
+}
+
+/// The value of a plain `DOUBLE` at the start of `b`.
+#[inline(always)]
+fn double(b: &[u8]) -> Option<f64> {
+    match *b.get(..9)? {
+        [tag::DOUBLE, b0, b1, b2, b3, b4, b5, b6, b7] => {
+            Some(f64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]))
+        }
+        _ => None,
     }
 }
 
@@ -512,7 +521,7 @@ fn float<'de, V: Visitor<'de>>(
 /// assert_eq!((a, b.as_str(), c), (1, "two", vec![3.5]));
 /// ```
 pub fn from_slice<'de, T: de::Deserialize<'de>>(input: &'de [u8]) -> Result<T> {
-    deserialize(input, &DEFAULTS)
+    deserialize(input, Defaults)
 }
 
 /// As [`from_slice`], with decoder options (limits, refusals).
@@ -523,36 +532,59 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     deserialize(input, &opts)
 }
 
-#[inline(always)]
-fn deserialize<'de, T: de::Deserialize<'de>>(input: &'de [u8], opts: &DecoderOptions) -> Result<T> {
-    // The input is the document: refused before it is read.
-    document_size_check(opts, input.len())?;
-    // Two calls of `read`, so that the common header's constants are
-    // stored as they are and the rest stays out of line.
-    match Header::raw_len(input) {
-        Some(len) => read(Deserializer::over(
-            Framed::raw(input, len),
-            opts,
-            Stack::lazy(),
-        )),
-        None => deserialize_parsed(input, opts),
+/// Where a one-shot read finds its options: [`DEFAULTS`] through a type of
+/// no size (so that a read out of line still folds them to constants), or
+/// the caller's.
+trait Options: Copy {
+    fn get(&self) -> &DecoderOptions;
+}
+
+/// The default options, for [`from_slice`].
+#[derive(Clone, Copy)]
+struct Defaults;
+
+impl Options for Defaults {
+    #[inline(always)]
+    fn get(&self) -> &DecoderOptions {
+        &DEFAULTS
     }
+}
+
+impl Options for &DecoderOptions {
+    #[inline(always)]
+    fn get(&self) -> &DecoderOptions {
+        self
+    }
+}
+
+#[inline(always)]
+fn deserialize<'de, T: de::Deserialize<'de>, O: Options>(input: &'de [u8], opts: O) -> Result<T> {
+    // The input is the document: refused before it is read.
+    document_size_check(opts.get(), input.len())?;
+    // The common header's document is read from its root (which builds
+    // the deserializer only for a body that needs it, and then checks that
+    // nothing follows); the rest is framed out of line.
+    if Header::raw_len(input).is_none() {
+        return deserialize_parsed(input, opts.get());
+    }
+    let mut de = None;
+    let v = T::deserialize(Root {
+        input,
+        opts,
+        de: &mut de,
+    })
+    .map_err(Root::<O>::place)?;
+    if let Some(de) = &de {
+        de.end()?;
+    }
+    Ok(v)
 }
 
 fn deserialize_parsed<'de, T: de::Deserialize<'de>>(
     input: &'de [u8],
     opts: &DecoderOptions,
 ) -> Result<T> {
-    read(Deserializer::over(
-        Framed::parsed(input, opts)?,
-        opts,
-        Stack::lazy(),
-    ))
-}
-
-/// Reads a `T` and checks that nothing follows it.
-#[inline(always)]
-fn read<'de, T: de::Deserialize<'de>>(mut de: Deserializer<'de>) -> Result<T> {
+    let mut de = Deserializer::over(Framed::parsed(input, opts)?, opts, Stack::lazy());
     let v = T::deserialize(&mut de).map_err(|e| de.cur.place(e, 0))?;
     de.end()?;
     Ok(v)

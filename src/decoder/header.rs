@@ -45,8 +45,12 @@ impl Header {
         Header::parse_any(input)
     }
 
+    /// The length of the common header (protocol 3 to 5, raw body, no
+    /// suffix): the magic, the version-type byte, a zero suffix length.
+    pub(crate) const RAW_LEN: usize = 6;
+
     /// The length of the header at the start of `input` when it is the
-    /// common one: protocol 3 to 5, raw body, no suffix.
+    /// common one ([`RAW_LEN`](Header::RAW_LEN)).
     #[inline(always)]
     pub(crate) fn raw_len(input: &[u8]) -> Option<usize> {
         // Two loads: the magic as a word, the version-type byte and the
@@ -54,7 +58,8 @@ impl Header {
         // high, so one comparison takes both.
         let &[m0, m1, m2, m3, version, suffix] = input.first_chunk::<6>()?;
         let vf = u16::from_le_bytes([version, suffix]);
-        ([m0, m1, m2, m3] == *protocol::MAGIC_V3 && vf.wrapping_sub(3) < 3).then_some(6)
+        ([m0, m1, m2, m3] == *protocol::MAGIC_V3 && vf.wrapping_sub(3) < 3)
+            .then_some(Header::RAW_LEN)
     }
 
     #[inline(never)]
