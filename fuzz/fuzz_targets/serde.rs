@@ -5,9 +5,12 @@
 //! Checked agreement: when both the serde path and `sereal::decode` accept a
 //! document that holds no weak reference, they carry the same data (compared
 //! as JSON of their `Serialize` views). Not compared otherwise: the serde
-//! path follows `WEAKEN` as a strong reference (a decoded weak reference to
-//! a node nothing else holds is gone), and it flattens sharing and drops
-//! classes, which the `Serialize` view drops too.
+//! path reads a weak reference back into what it is reading as undef (a
+//! decoded weak reference to a node nothing else holds is gone), and it
+//! flattens sharing and drops classes, which the `Serialize` view drops too.
+//! And `from_slice`, which answers some one-scalar documents from their
+//! root, reads `Option`s and floats as a deserializer the caller builds
+//! does: the same value, or the same error at the same position.
 #![no_main]
 
 #[path = "graph.rs"]
@@ -54,7 +57,36 @@ fn not_comparable(v: &Value) -> bool {
     found
 }
 
+/// `from_slice::<T>` against a deserializer built by the caller, which has
+/// no root read (and leaves a visitor's error on the root unplaced, where
+/// `from_slice` places it at the body's start: positions are compared when
+/// both have one).
+fn root_agrees<T: serde::de::DeserializeOwned + std::fmt::Debug>(data: &[u8]) {
+    let one_shot = sereal::from_slice::<T>(data);
+    let general = (|| {
+        let mut de = sereal::Deserializer::from_slice_with(data, DecoderOptions::new())?;
+        let v = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok::<_, sereal::Error>(v)
+    })();
+    match (&one_shot, &general) {
+        (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        (Err(a), Err(b)) => {
+            assert_eq!(a.kind(), b.kind());
+            assert!(a.position().is_some(), "{a}");
+            if b.position().is_some() {
+                assert_eq!(a.position(), b.position());
+            }
+        }
+        _ => panic!("from_slice {one_shot:?}, a built deserializer {general:?}"),
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    root_agrees::<Option<()>>(data);
+    root_agrees::<Option<f64>>(data);
+    root_agrees::<f64>(data);
+    root_agrees::<f32>(data);
     let opts = DecoderOptions::new().max_uncompressed_size(16 << 20);
     // `sereal::Value` drops without recursion: the default depth limit.
     let _ = sereal::from_slice_with::<Value>(data, opts.clone());
