@@ -6,7 +6,7 @@
 #   PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 perl author_tools/bench_retention.pl \
 #       --case records --count 200000 --iterations 9 [--protocol-version 5] [--json] [--decode]
 #
-# Prints one line: case=... count=... iterations=... median_ms=... min_ms=...
+# Prints one line: case=... mode=... count=... iterations=... median_ms=... min_ms=...
 # max_ms=... bytes=... checksum=... peak_rss_kb=...  (checksum: the sum of the
 # output bytes modulo 2**32; peak_rss_kb: the process's own peak, VmHWM).
 # --decode encodes the input once, then times K decodes of that document by
@@ -87,11 +87,11 @@ my $rss = 0;
 if (open my $fh, '<', '/proc/self/status') {
     while (<$fh>) { $rss = $1 if /^VmHWM:\s+(\d+)/ }
 }
-my %r = (case => $case, count => $count, iterations => $iterations,
+my %r = (case => $case, mode => ($decode ? 'decode' : 'encode'), count => $count, iterations => $iterations,
          median_ms => sprintf("%.3f", $median), min_ms => sprintf("%.3f", $sorted[0]),
          max_ms => sprintf("%.3f", $sorted[-1]), bytes => length($out),
          checksum => $checksum, peak_rss_kb => $rss);
-my @order = qw(case count iterations median_ms min_ms max_ms bytes checksum peak_rss_kb);
+my @order = qw(case mode count iterations median_ms min_ms max_ms bytes checksum peak_rss_kb);
 if ($json) {
     print "{", join(",", map { my $v = $r{$_}; $v =~ /^-?[\d.]+$/ ? "\"$_\":$v" : "\"$_\":\"$v\"" } @order), "}\n";
 } else {

@@ -3,10 +3,12 @@
 //! Perl's Sereal::Encoder and Sereal::Decoder (`author_tools/bench_retention.pl`).
 //!
 //! One run prints one line that scripts parse:
-//! `case=records count=200000 iterations=9 median_ms=... min_ms=... max_ms=...
+//! `case=records mode=encode count=200000 iterations=9 median_ms=... min_ms=... max_ms=...
 //! bytes=... checksum=... peak_rss_kb=...`. `--compare` runs every case for
 //! each implementation in a fresh process and prints a table.
 
+#[path = "baseline.rs"]
+mod baseline;
 #[path = "cases.rs"]
 mod cases;
 #[path = "compare.rs"]
@@ -62,14 +64,21 @@ pub struct Args {
     /// Exit 1 when the peak RSS exceeds this many KiB.
     #[arg(long)]
     max_rss_kb: Option<u64>,
-    /// A saved `--json` run: exit 1 when peak RSS or output size grew beyond
-    /// `--tolerance` over it.
-    #[arg(long)]
+    /// A file of saved `--json` runs (one line per case and mode): exit 1
+    /// when this run's output bytes or checksum differ from its saved run's,
+    /// or its peak RSS grew past `--tolerance`; a count other than the saved
+    /// one is an error. The file is read before anything is measured.
+    #[arg(long, conflicts_with = "compare")]
     baseline: Option<std::path::PathBuf>,
-    /// Allowed growth over `--baseline`, in percent.
-    #[arg(long, default_value_t = 5.0)]
+    /// Run every saved run of this baseline file again, each in a fresh
+    /// process with its case, mode, count and iterations, and check each as
+    /// `--baseline` does: exit 1 unless all hold.
+    #[arg(long, conflicts_with_all = ["compare", "baseline", "case", "count", "decode", "floor"])]
+    check_baselines: Option<std::path::PathBuf>,
+    /// Allowed peak RSS growth over a saved run, in percent.
+    #[arg(long, default_value_t = 10.0)]
     tolerance: f64,
-    /// Peak RSS growth over `--baseline` below this many KiB is never a
+    /// Peak RSS growth over a saved run below this many KiB is never a
     /// failure (identical runs differ by a few hundred KiB).
     #[arg(long, default_value_t = 1024)]
     rss_slack_kb: u64,
@@ -94,6 +103,9 @@ pub struct Args {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
     pub case: String,
+    /// What was timed: `encode`, `decode` or `floor` (empty in a line that
+    /// does not say, such as Perl's).
+    pub mode: String,
     pub count: usize,
     pub iterations: usize,
     pub median_ms: f64,
@@ -107,15 +119,15 @@ pub struct Run {
 impl Run {
     fn line(&self) -> String {
         format!(
-            "case={} count={} iterations={} median_ms={:.3} min_ms={:.3} max_ms={:.3} bytes={} checksum={} peak_rss_kb={}",
-            self.case, self.count, self.iterations, self.median_ms, self.min_ms, self.max_ms, self.bytes,
+            "case={} mode={} count={} iterations={} median_ms={:.3} min_ms={:.3} max_ms={:.3} bytes={} checksum={} peak_rss_kb={}",
+            self.case, self.mode, self.count, self.iterations, self.median_ms, self.min_ms, self.max_ms, self.bytes,
             self.checksum, self.peak_rss_kb
         )
     }
 
     fn json(&self) -> String {
         serde_json::json!({
-            "case": self.case, "count": self.count, "iterations": self.iterations,
+            "case": self.case, "mode": self.mode, "count": self.count, "iterations": self.iterations,
             "median_ms": self.median_ms, "min_ms": self.min_ms, "max_ms": self.max_ms,
             "bytes": self.bytes, "checksum": self.checksum, "peak_rss_kb": self.peak_rss_kb,
         })
@@ -131,6 +143,10 @@ impl Run {
         };
         Some(Run {
             case: v.get("case")?.as_str()?.to_string(),
+            mode: match v.get("mode") {
+                None => String::new(),
+                Some(m) => m.as_str()?.to_string(),
+            },
             count: num("count")? as usize,
             iterations: num("iterations")? as usize,
             median_ms: num("median_ms")?,
@@ -260,8 +276,16 @@ fn measure(args: &Args, input: &Value) -> Result<(Run, Vec<u8>), String> {
         }
     }
     times.sort_by(f64::total_cmp);
+    let mode = if args.floor {
+        "floor"
+    } else if args.decode {
+        "decode"
+    } else {
+        "encode"
+    };
     let run = Run {
         case: args.case.clone(),
+        mode: mode.to_string(),
         count: 0,
         iterations: args.iterations,
         median_ms: median(&times),
@@ -282,6 +306,8 @@ fn single(args: &Args) -> Result<bool, String> {
     if args.iterations == 0 {
         return Err("--iterations must be at least 1".into());
     }
+    // A baseline that cannot be used is said before the run, not after.
+    let saved = args.baseline.as_deref().map(baseline::load).transpose()?;
     let input =
         cases::build(&args.case, count).ok_or_else(|| format!("unknown case '{}'", args.case))?;
     let (mut run, out) = measure(args, &input)?;
@@ -297,22 +323,24 @@ fn single(args: &Args) -> Result<bool, String> {
             ok = false;
         }
     }
-    if let Some(path) = &args.baseline {
-        ok &= compare::check_baseline(
-            &run,
-            path,
-            compare::Tolerance {
-                percent: args.tolerance,
-                rss_slack_kb: args.rss_slack_kb,
-            },
-        )?;
+    if let (Some(path), Some(saved)) = (&args.baseline, &saved) {
+        ok &= baseline::check(&run, saved, path, tolerance(args))?;
     }
     Ok(ok)
 }
 
+fn tolerance(args: &Args) -> baseline::Tolerance {
+    baseline::Tolerance {
+        percent: args.tolerance,
+        rss_slack_kb: args.rss_slack_kb,
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
-    let result = if args.compare {
+    let result = if let Some(path) = &args.check_baselines {
+        baseline::check_all(path, tolerance(&args))
+    } else if args.compare {
         compare::run(&args)
     } else {
         single(&args)

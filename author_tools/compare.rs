@@ -1,4 +1,4 @@
-//! `bench_retention --compare`, `--verify` and `--baseline`.
+//! `bench_retention --compare` and `--verify`.
 
 use super::{Args, Run};
 use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
@@ -290,6 +290,81 @@ impl CaseResult {
     fn sides(&self, ratio: &Ratio) -> (Impl, Impl) {
         (ratio.num.unwrap_or_else(|| self.ours()), ratio.den)
     }
+
+    /// `ratio` in each pair that has both of its sides.
+    fn pair_ratios(&self, ratio: &Ratio) -> Vec<f64> {
+        let (a, b) = self.sides(ratio);
+        self.pairs
+            .iter()
+            .filter_map(|p| {
+                let get = |imp| {
+                    p.iter()
+                        .find(|(i, _)| *i == imp)
+                        .map(|(_, x)| (ratio.metric)(x))
+                };
+                Some(get(a)? / get(b)?)
+            })
+            .collect()
+    }
+}
+
+/// The comparison as one JSON document (`--compare --json`): per case, every
+/// run of every pair, each implementation's medians, and each ratio's
+/// median over the pairs with its 95% bootstrap interval.
+fn json_document(results: &[CaseResult], plan: &Plan, rng: &mut Lcg) -> serde_json::Value {
+    use serde_json::json;
+    let run =
+        |r: &Run| -> serde_json::Value { serde_json::from_str(&r.json()).unwrap_or_default() };
+    let cases: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let medians: serde_json::Map<String, serde_json::Value> = plan
+                .columns()
+                .iter()
+                .filter(|&&i| !r.runs(i).is_empty())
+                .map(|&i| {
+                    let m = json!({
+                        "median_ms": r.median_of(i, time),
+                        "peak_rss_kb": r.median_of(i, rss),
+                    });
+                    (i.name().to_string(), m)
+                })
+                .collect();
+            let ratios: Vec<serde_json::Value> = plan
+                .ratios()
+                .filter_map(|q| {
+                    let v = r.pair_ratios(q);
+                    (!v.is_empty()).then(|| {
+                        let (m, lo, hi) = bootstrap(&v, rng);
+                        json!({"ratio": q.note, "median": m, "ci95": [lo, hi], "pairs": v})
+                    })
+                })
+                .collect();
+            let pairs: Vec<serde_json::Value> = r
+                .pairs
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .map(|(i, x)| json!({"impl": i.name(), "run": run(x)}))
+                        .collect()
+                })
+                .collect();
+            json!({
+                "case": r.case,
+                "count": r.count,
+                "medians": medians,
+                "ratios": ratios,
+                "pairs": pairs,
+                "floor": r.floor.as_ref().map(run),
+                "excluded": r.excluded,
+            })
+        })
+        .collect();
+    json!({
+        "mode": if plan.decode { "decode" } else { "encode" },
+        "perl": plan.perl,
+        "cases": cases,
+    })
 }
 
 /// Runs the comparison; returns whether every run succeeded.
@@ -356,7 +431,11 @@ pub fn run(args: &Args) -> Result<bool, String> {
         exclude_unequal_work(&mut res, &plan);
         results.push(res);
     }
-    print_table(&results, &plan, &mut rng);
+    if args.json {
+        println!("{}", json_document(&results, &plan, &mut rng));
+    } else {
+        print_table(&results, &plan, &mut rng);
+    }
     if let Some(path) = &args.plot {
         std::fs::write(path, svg(&results, &plan))
             .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -493,19 +572,7 @@ fn print_table(results: &[CaseResult], plan: &Plan, rng: &mut Lcg) {
         if r.pairs.len() > 1 {
             let mut line = format!("{}: over {} pairs:", r.case, r.pairs.len());
             for q in plan.ratios() {
-                let (a, b) = r.sides(q);
-                let v: Vec<f64> = r
-                    .pairs
-                    .iter()
-                    .filter_map(|p| {
-                        let get = |imp| {
-                            p.iter()
-                                .find(|(i, _)| *i == imp)
-                                .map(|(_, x)| (q.metric)(x))
-                        };
-                        Some(get(a)? / get(b)?)
-                    })
-                    .collect();
+                let v = r.pair_ratios(q);
                 if !v.is_empty() {
                     let (m, lo, hi) = bootstrap(&v, rng);
                     line += &format!(" {} {m:.3}x (95% CI {lo:.3}-{hi:.3});", q.note);
@@ -779,50 +846,5 @@ pub fn verify(input: &Value, out: &[u8], version: u8, frozen: bool) -> Result<bo
         if same { "yes" } else { "NO" }
     );
     ok &= same;
-    Ok(ok)
-}
-
-/// How a run may differ from a saved one before `--baseline` fails it.
-#[derive(Clone, Copy, Debug)]
-pub struct Tolerance {
-    /// Allowed growth, in percent, of peak RSS and of output size.
-    pub percent: f64,
-    /// Peak RSS growth below this many KiB never fails: a process's RSS moves
-    /// by a few hundred KiB between identical runs (loader, allocator arenas,
-    /// page rounding), which is more than 5% of a small run.
-    pub rss_slack_kb: u64,
-}
-
-/// Compares a run with a saved `--json` run.
-pub fn check_baseline(run: &Run, path: &Path, tolerance: Tolerance) -> Result<bool, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let base = text
-        .lines()
-        .filter_map(Run::parse)
-        .find(|b| b.case == run.case)
-        .ok_or_else(|| format!("{}: no saved run for case {}", path.display(), run.case))?;
-    let limit = 1.0 + tolerance.percent / 100.0;
-    let mut ok = true;
-    for (what, now, then, slack) in [
-        (
-            "peak_rss_kb",
-            run.peak_rss_kb,
-            base.peak_rss_kb,
-            tolerance.rss_slack_kb,
-        ),
-        ("bytes", run.bytes, base.bytes, 0),
-    ] {
-        let grew = now as f64 > then as f64 * limit && now.saturating_sub(then) > slack;
-        println!(
-            "baseline {what}: now {now}, baseline {then} ({:+.1}%){}",
-            (now as f64 / then.max(1) as f64 - 1.0) * 100.0,
-            if grew {
-                format!(" exceeds the {}% tolerance", tolerance.percent)
-            } else {
-                String::new()
-            }
-        );
-        ok &= !grew;
-    }
     Ok(ok)
 }
