@@ -252,3 +252,40 @@ fn random_data_round_trips_and_matches_the_value_encoder() {
         }
     }
 }
+
+#[test]
+fn first_hashes_of_every_size_and_keys_of_every_type_copy_as_the_encoder_does() {
+    // The keys of the document's first hash are noted (inline up to 16,
+    // then on the heap) and recorded when a second hash begins: sizes on
+    // both sides of that edge, with a second hash repeating some of them,
+    // nested inside the first one or after it.
+    for n in [0usize, 1, 15, 16, 17, 40, 300] {
+        let keys: Vec<String> = (0..n).map(|i| format!("key{i}")).collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let first = map(&refs);
+        let again: Vec<&str> = refs.iter().rev().step_by(3).copied().collect();
+        check(&format!("{n} keys, then a hash"), &(&first, map(&again)));
+        let mut nested: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
+        for (i, k) in refs.iter().enumerate().take(20) {
+            nested.insert(k.to_string(), map(&again[..again.len().min(i)]));
+        }
+        check(&format!("{n} keys, nested"), &nested);
+    }
+    // Keys that are not text are written as the text Perl would use, and
+    // repeat as COPYs like any other key.
+    let ints: BTreeMap<i64, u8> = (-20..20).map(|i| (i * 1000, 1)).collect();
+    check("integer keys", &vec![ints.clone(), ints]);
+    let uints: BTreeMap<u32, u8> = (0..40).map(|i| (i, 1)).collect();
+    check("unsigned keys", &(uints.clone(), map(&["7", "39", "x"]), uints));
+    let bools = BTreeMap::from([(false, 0u8), (true, 1)]);
+    check("bool keys", &[bools.clone(), bools]);
+    let chars: BTreeMap<char, u8> = "aé☺z".chars().map(|c| (c, 1)).collect();
+    check("char keys", &[chars.clone(), chars]);
+    #[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+    enum Color {
+        Red,
+        Green,
+    }
+    let colors = BTreeMap::from([(Color::Red, 1u8), (Color::Green, 2)]);
+    check("unit variant keys", &[&colors, &colors]);
+}

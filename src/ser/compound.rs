@@ -135,7 +135,10 @@ impl ser::SerializeMap for Compound<'_, '_> {
     #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
         self.key_buf.clear();
-        key.serialize(KeySerializer(&mut self.key_buf))
+        key.serialize(KeySerializer {
+            buf: &mut self.key_buf,
+            to: None,
+        })
     }
     #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
@@ -143,6 +146,25 @@ impl ser::SerializeMap for Compound<'_, '_> {
         let r = self.entry(Key::Text(&key), v);
         self.key_buf = key;
         r
+    }
+    /// The key is written as it is serialized (no copy through the key
+    /// buffer), unless the entries are sorted before they are written.
+    #[inline]
+    fn serialize_entry<K: Serialize + ?Sized, V: Serialize + ?Sized>(
+        &mut self,
+        key: &K,
+        value: &V,
+    ) -> Result<()> {
+        if self.sorted.is_some() {
+            self.serialize_key(key)?;
+            return self.serialize_value(value);
+        }
+        self.count += 1;
+        key.serialize(KeySerializer {
+            buf: &mut self.key_buf,
+            to: Some(&mut *self.ser),
+        })?;
+        value.serialize(&mut *self.ser)
     }
     #[inline]
     fn end(self) -> Result<()> {

@@ -2,19 +2,52 @@
 
 use super::*;
 
-/// Writes a map key, as the text Perl would use as a hash key, into a buffer.
-pub(super) struct KeySerializer<'b>(pub(super) &'b mut String);
+/// Writes a map key as the text Perl would use as a hash key: into `buf`
+/// (for a map whose entries are sorted before they are written), or, with
+/// `to`, as the hash key itself, written by the serializer (text keys go
+/// there directly; other keys are formatted in `buf` first).
+pub(super) struct KeySerializer<'b, 's, 'w> {
+    pub(super) buf: &'b mut String,
+    pub(super) to: Option<&'s mut Serializer<'w>>,
+}
+
+impl KeySerializer<'_, '_, '_> {
+    /// The key is `text`.
+    #[inline]
+    fn text(self, text: &str) -> Result<()> {
+        match self.to {
+            Some(ser) => {
+                ser.key(text);
+            }
+            None => self.buf.push_str(text),
+        }
+        Ok(())
+    }
+
+    /// The key is what was formatted into the buffer.
+    #[inline]
+    fn formatted(self) -> Result<()> {
+        if let Some(ser) = self.to {
+            ser.key(self.buf);
+        }
+        Ok(())
+    }
+}
 
 macro_rules! key_to_string {
     ($($m:ident: $t:ty),*) => {$(
         fn $m(self, v: $t) -> Result<()> {
             use std::fmt::Write;
-            write!(self.0, "{v}").map_err(ser::Error::custom)
+            if self.to.is_some() {
+                self.buf.clear();
+            }
+            write!(self.buf, "{v}").map_err(<Error as ser::Error>::custom)?;
+            self.formatted()
         }
     )*};
 }
 
-impl ser::Serializer for KeySerializer<'_> {
+impl ser::Serializer for KeySerializer<'_, '_, '_> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = ser::Impossible<(), Error>;
@@ -32,16 +65,14 @@ impl ser::Serializer for KeySerializer<'_> {
 
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
-        self.0.push_str(v);
-        Ok(())
+        self.text(v)
     }
 
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         let text = std::str::from_utf8(v)
             .map_err(|_| <Error as ser::Error>::custom("a hash key must be text"))?;
-        self.0.push_str(text);
-        Ok(())
+        self.text(text)
     }
     #[inline]
     fn serialize_none(self) -> Result<()> {
@@ -57,13 +88,11 @@ impl ser::Serializer for KeySerializer<'_> {
     }
     #[inline]
     fn serialize_unit_struct(self, name: &'static str) -> Result<()> {
-        self.0.push_str(name);
-        Ok(())
+        self.text(name)
     }
     #[inline]
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
-        self.0.push_str(variant);
-        Ok(())
+        self.text(variant)
     }
     #[inline]
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Result<()> {

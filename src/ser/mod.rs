@@ -11,6 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag};
 use hashbrown::HashTable;
 use serde::ser::{self, Serialize};
+use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
 mod compound;
@@ -44,9 +45,10 @@ pub struct Serializer<'w> {
     // hash keys and deduplicated values, made at the first of either
     strings: Option<Box<Tables>>,
     // hashes begun (counting to 2), and the keys the first one wrote
-    // before a second began: (position, length, utf8, offset)
+    // before a second began: (position, length, utf8, offset); a small
+    // first hash (a document of one map) records them without allocating
     maps: u8,
-    first_keys: Vec<(usize, u32, bool, u64)>,
+    first_keys: SmallVec<[(usize, u32, bool, u64); 16]>,
     depth: usize,
     // Writes no COPY: for values serialized apart (sort_keys) and spliced in
     // elsewhere, where offsets would be wrong.
@@ -64,6 +66,9 @@ fn check_options(opts: &SerializerOptions) -> Result<()> {
     }
     if v == 0 {
         return Err(Error::new(ErrorKind::UnsupportedVersion(0)));
+    }
+    if opts.compress == Compression::None && !opts.legacy_snappy {
+        return Ok(());
     }
     opts.framing().check(v)
 }
@@ -95,7 +100,7 @@ impl<'w> Serializer<'w> {
             base,
             strings: None,
             maps: 0,
-            first_keys: Vec::new(),
+            first_keys: SmallVec::new(),
             depth: 0,
             no_copies: false,
             plain_keys,
@@ -103,7 +108,16 @@ impl<'w> Serializer<'w> {
     }
 
     /// Completes the document (compressing its body if the options say so).
+    #[inline]
     pub fn finish(self) -> Result<()> {
+        if self.opts.compress == Compression::None {
+            return Ok(());
+        }
+        self.finish_framing()
+    }
+
+    #[inline(never)]
+    fn finish_framing(self) -> Result<()> {
         self.opts.framing().finish(
             self.out,
             self.doc_start,
