@@ -71,7 +71,7 @@ use std::rc::{Rc, Weak};
 /// [`Value::get_ref`] and [`Value::at_ref`] borrow (the guard reads as
 /// `&Value`), [`Value::get`] and [`Value::at`] clone (cheap: a string of up
 /// to 22 bytes is inline, a node is a counted handle), and
-/// [`Value::as_hash`] borrows a [`Hash`] that indexes as serde_json's map
+/// [`Value::as_hash`] borrows a [`Hash`](struct@Hash) that indexes as serde_json's map
 /// does (`v.as_hash().unwrap()["name"]`, `Undef` when missing). For a tree that indexes like `serde_json::Value`, decode into
 /// one: `sereal::from_slice::<serde_json::Value>(bytes)`.
 ///
@@ -344,7 +344,7 @@ impl Ref {
         Ref::new(Body::Array(items.into()))
     }
 
-    /// A new hash node, holding `hash` as it is: a [`Hash`] built or
+    /// A new hash node, holding `hash` as it is: a [`Hash`](struct@Hash) built or
     /// collected beforehand, or the entries [`Value::hash`] takes through
     /// `.into()`.
     ///
