@@ -10,7 +10,7 @@
 //!    documents: the same header and the same decompressed body, since
 //!    compressor libraries differ in their output);
 //! 2. `srl`, decoded as Perl 5.003's decoder read it (FREEZE objects thawed
-//!    in [`ThawOrder::Perl5003`](crate::ThawOrder::Perl5003)), gives a graph
+//!    in [`ThawOrder::Perl5003`]), gives a graph
 //!    equal to the decoded `canon` (hashes compared as maps, identity and
 //!    sharing respected), and the same user header data;
 //! 3. a case without `canon` (Perl could not decode its own output) must

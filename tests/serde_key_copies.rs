@@ -276,7 +276,10 @@ fn first_hashes_of_every_size_and_keys_of_every_type_copy_as_the_encoder_does() 
     let ints: BTreeMap<i64, u8> = (-20..20).map(|i| (i * 1000, 1)).collect();
     check("integer keys", &vec![ints.clone(), ints]);
     let uints: BTreeMap<u32, u8> = (0..40).map(|i| (i, 1)).collect();
-    check("unsigned keys", &(uints.clone(), map(&["7", "39", "x"]), uints));
+    check(
+        "unsigned keys",
+        &(uints.clone(), map(&["7", "39", "x"]), uints),
+    );
     let bools = BTreeMap::from([(false, 0u8), (true, 1)]);
     check("bool keys", &[bools.clone(), bools]);
     let chars: BTreeMap<char, u8> = "aé☺z".chars().map(|c| (c, 1)).collect();

@@ -4,7 +4,7 @@ use crate::input::{msg, read, Doc, Res, Stop};
 use crate::Compress;
 use sereal::json::{Document, LosslessNodes};
 use sereal::protocol;
-use sereal::{Body, Compression, Decoder, Encoder, EncoderOptions, Header, Key, Ref, Str, Value};
+use sereal::{Body, Compression, Decoder, Encoder, EncoderOptions, Key, Ref, Str, Value};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
@@ -25,45 +25,38 @@ pub struct ToJson {
 pub fn to_json(doc: &Doc, o: &ToJson, out: &mut dyn Write) -> Res<usize> {
     let dec = Decoder::default();
     let fail = |e| doc.error(&e);
-    let h = Header::parse(doc.bytes).map_err(fail)?;
-    let header = dec.decode_header(doc.bytes).map_err(fail)?;
-    let (body, used) = dec.decode_prefix(doc.bytes).map_err(fail)?;
     if o.lossless {
-        let jd = Document {
-            protocol: Some(h.version),
-            compression: Some(h.compression),
-            legacy_snappy: h.legacy_snappy,
-            header,
-            body,
-            keep_alive: Vec::new(),
-        };
+        let (jd, used) = Document::decode_prefix(doc.bytes, &dec).map_err(fail)?;
         let (head, nodes) = jd
             .lossless_parts()
             .map_err(|e| Stop::Msg(format!("error: {}", e.kind())))?;
         write_lossless(&mut *out, &head, nodes, o.compact)?;
-    } else {
-        let root = match (&header, o.header) {
-            (_, false) => &body,
-            (Some(h), true) => h,
-            (None, true) => {
-                return Err(Stop::Msg(format!(
-                    "error: {} has no user header data",
-                    doc.heading(Some(used))
-                        .unwrap_or_else(|| "the document".into())
-                )))
-            }
-        };
-        let mut p = Plain {
-            out: &mut *out,
-            compact: o.compact,
-            max_repeat: o.max_repeat,
-            repeated: 0,
-            in_repeat: 0,
-            open: HashSet::new(),
-            written: HashSet::new(),
-        };
-        p.value(root, 0)?;
+        writeln!(out)?;
+        return Ok(used);
     }
+    let header = dec.decode_header(doc.bytes).map_err(fail)?;
+    let (body, used) = dec.decode_prefix(doc.bytes).map_err(fail)?;
+    let root = match (&header, o.header) {
+        (_, false) => &body,
+        (Some(h), true) => h,
+        (None, true) => {
+            return Err(Stop::Msg(format!(
+                "error: {} has no user header data",
+                doc.heading(Some(used))
+                    .unwrap_or_else(|| "the document".into())
+            )))
+        }
+    };
+    let mut p = Plain {
+        out: &mut *out,
+        compact: o.compact,
+        max_repeat: o.max_repeat,
+        repeated: 0,
+        in_repeat: 0,
+        open: HashSet::new(),
+        written: HashSet::new(),
+    };
+    p.value(root, 0)?;
     writeln!(out)?;
     Ok(used)
 }

@@ -544,3 +544,64 @@ fn lossless_round_trip_keeps_protocol_1_legacy_snappy() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(again, doc);
 }
+
+#[test]
+fn lossless_round_trip_keeps_the_forms_perl_chose() {
+    // Perl writes `REFN ARRAY`/`REFN HASH` for a small container something
+    // else held, and a `PAD` for a weak reference whose referent only weak
+    // references held: the graph says neither, lossless JSON does, and the
+    // document comes back byte for byte.
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus/perl-sereal-5.003");
+    let (mut refn, mut pad) = (0, 0);
+    for profile in ["v1", "v5", "v5_zstd"] {
+        for c in read_cases(&dir.join(format!("{profile}.jsonl.zst"))).unwrap() {
+            let doc = c.srl.unwrap();
+            let (code, json, err) = run(&["to-json", "--lossless", "-"], &doc);
+            assert_eq!(code, 0, "{err}");
+            let t = text(&json);
+            let has = (t.contains("\"refn\":true"), t.contains("\"pad\":true"));
+            // the documents whose bytes chose forms, and a few more
+            if !(has.0 || has.1 || c.id % 97 == 0) || (refn > 12 && !has.1) {
+                continue;
+            }
+            refn += usize::from(has.0);
+            pad += usize::from(has.1);
+            let (code, again, err) = run(&["from-json", "--lossless", "-"], &json);
+            assert_eq!(code, 0, "{err}");
+            if profile == "v5_zstd" {
+                // the body, decompressed, is Perl's; zstd's frames may differ
+                let body = |d: &[u8]| {
+                    let h = sereal::Header::parse(d).unwrap();
+                    let dec = sereal::Decoder::default();
+                    dec.body_bytes(d, &h).unwrap().0.into_owned()
+                };
+                assert_eq!(body(&again), body(&doc), "case {} [{profile}]", c.id);
+            } else {
+                assert_eq!(again, doc, "case {} [{profile}]: {t}", c.id);
+            }
+        }
+    }
+    assert!(refn > 10 && pad > 2, "refn {refn}, pad {pad}");
+
+    // Perl's hashes its temporaries held twice, written now
+    let perl = std::process::Command::new("perl")
+        .args([
+            "-MSereal::Encoder=encode_sereal",
+            "-e",
+            "binmode STDOUT; print encode_sereal([map { {a=>1} } 1..2])",
+        ])
+        .output();
+    match perl {
+        Ok(o) if o.status.success() => {
+            let (code, json, err) = run(&["to-json", "--lossless", "-"], &o.stdout);
+            assert_eq!(code, 0, "{err}");
+            let (code, again, err) = run(&["from-json", "--lossless", "-"], &json);
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(again, o.stdout, "{}", text(&json));
+        }
+        _ => eprintln!(
+            "Perl's Sereal is not installed (apt-get install -y libsereal-perl): its part skipped"
+        ),
+    }
+}

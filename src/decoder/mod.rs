@@ -24,6 +24,7 @@ pub use options::{DecoderOptions, ThawOrder};
 
 #[cfg(feature = "serde")]
 pub(crate) use reader::string_over_limit;
+pub(crate) use reader::Forms;
 use reader::Reader;
 
 /// A THAW handler: the class and the values FREEZE returned, to the object.
@@ -251,7 +252,7 @@ impl Decoder {
     pub fn decode_bytes(&self, input: &Bytes) -> Result<Document> {
         let header = Header::parse(input)?;
         document_size_check(&self.opts, input.len())?;
-        let (v, end) = self.shared_body_prefix(input, &header, Some(input))?;
+        let (v, end, _) = self.shared_body_prefix(input, &header, Some(input), false)?;
         if end != input.len() {
             return Err(Error::at(ErrorKind::TrailingData, end));
         }
@@ -265,6 +266,37 @@ impl Decoder {
         Ok((user, self.body(input, &header)?))
     }
 
+    /// The document at the start of `input` (followed by more data if
+    /// `prefix`, else alone), as [`decode_with_header`] reads it, with the
+    /// bytes it took and the forms of writing its user header data and body
+    /// chose that their graphs do not keep.
+    ///
+    /// [`decode_with_header`]: Self::decode_with_header
+    #[cfg(feature = "json")]
+    pub(crate) fn decode_with_forms(
+        &self,
+        input: &[u8],
+        prefix: bool,
+    ) -> Result<(Option<Document>, Document, usize, Forms)> {
+        let header = Header::parse(input)?;
+        let (user, forms) = self.user_header_forms(input, &header, true)?;
+        if !prefix {
+            // The input is the document: refused before it is read.
+            document_size_check(&self.opts, input.len())?;
+        }
+        let (body, used, more) = self.shared_body_prefix(input, &header, None, true)?;
+        if !prefix && used != input.len() {
+            return Err(Error::at(ErrorKind::TrailingData, used));
+        }
+        document_size_check(&self.opts, used)?;
+        let mut forms = forms.map(|f| *f).unwrap_or_default();
+        if let Some(f) = more {
+            forms.refn.extend(f.refn);
+            forms.pad.extend(f.pad);
+        }
+        Ok((user, body, used, forms))
+    }
+
     /// Decodes only the user header data (`None` if the document has none);
     /// the body is not read.
     pub fn decode_header(&self, input: &[u8]) -> Result<Option<Document>> {
@@ -273,14 +305,26 @@ impl Decoder {
     }
 
     fn user_header(&self, input: &[u8], header: &Header) -> Result<Option<Document>> {
+        Ok(self.user_header_forms(input, header, false)?.0)
+    }
+
+    /// The user header data, with its forms if `capture`.
+    fn user_header_forms(
+        &self,
+        input: &[u8],
+        header: &Header,
+        capture: bool,
+    ) -> Result<(Option<Document>, Option<Box<Forms>>)> {
         match &header.user_data {
-            None => Ok(None),
+            None => Ok((None, None)),
             Some(r) => {
                 let at = r.start;
-                let v = Reader::new(&input[r.clone()], 1, self)
-                    .document()
-                    .map_err(|e| e.shifted(at, false))?;
-                Ok(Some(v))
+                let mut reader = Reader::new(&input[r.clone()], 1, self);
+                if capture {
+                    reader = reader.capturing();
+                }
+                let (v, forms) = reader.whole().map_err(|e| e.shifted(at, false))?;
+                Ok((Some(v), forms))
             }
         }
     }
@@ -370,17 +414,20 @@ impl Decoder {
     }
 
     fn any_body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
-        self.shared_body_prefix(input, header, None)
+        let (doc, end, _) = self.shared_body_prefix(input, header, None, false)?;
+        Ok((doc, end))
     }
 
     /// As `any_body_prefix`; `shared`, when given, is the buffer `input`
-    /// is the bytes of, whose long strings the document keeps as slices.
+    /// is the bytes of, whose long strings the document keeps as slices;
+    /// with the forms of the body if `capture`.
     fn shared_body_prefix(
         &self,
         input: &[u8],
         header: &Header,
         shared: Option<&Bytes>,
-    ) -> Result<(Document, usize)> {
+        capture: bool,
+    ) -> Result<(Document, usize, Option<Box<Forms>>)> {
         let (body, shift, end) = frame(&self.opts, input, header)?;
         // A decompressed body becomes the shared buffer itself.
         let inflated = match (shared, body) {
@@ -396,15 +443,19 @@ impl Decoder {
             Ok(body) => (body, Some(body)),
             Err(body) => (body, shared),
         };
-        let reader = Reader::new(buf, shift, self).sharing(source);
+        let mut reader = Reader::new(buf, shift, self).sharing(source);
+        if capture {
+            reader = reader.capturing();
+        }
         match end {
             None => {
-                let (v, used) = reader
-                    .value_prefix()
-                    .map_err(|e| e.shifted(header.len, false))?;
-                Ok((v, header.len + used))
+                let (v, used, forms) = reader.prefix().map_err(|e| e.shifted(header.len, false))?;
+                Ok((v, header.len + used, forms))
             }
-            Some(end) => Ok((reader.document().map_err(|e| e.shifted(0, true))?, end)),
+            Some(end) => {
+                let (v, forms) = reader.whole().map_err(|e| e.shifted(0, true))?;
+                Ok((v, end, forms))
+            }
         }
     }
 

@@ -357,6 +357,9 @@ pub struct Encoder {
     scratch: Vec<u8>,
     // size of the last document, the starting capacity of the next one
     size_hint: usize,
+    // nodes whose strong references are written after a `PAD` (see
+    // `with_pads`); empty but for lossless JSON's documents
+    pads: hashbrown::HashSet<usize>,
 }
 
 impl std::fmt::Debug for Encoder {
@@ -386,7 +389,19 @@ impl Encoder {
             warnings: Vec::new(),
             scratch: Vec::new(),
             size_hint: 64,
+            pads: hashbrown::HashSet::new(),
         })
+    }
+
+    /// Runs `f` with a `PAD` written before every strong reference to the
+    /// nodes at `pads` (Perl's `WEAKEN` made strong, which a document kept
+    /// as one of its forms: see `json::Document`).
+    #[cfg(feature = "json")]
+    pub(crate) fn with_pads<R>(&mut self, pads: &[usize], f: impl FnOnce(&mut Self) -> R) -> R {
+        self.pads.extend(pads.iter().copied());
+        let r = f(self);
+        self.pads.clear();
+        r
     }
 
     /// The options in use.

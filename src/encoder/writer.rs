@@ -47,6 +47,8 @@ pub(super) struct Writer<'e> {
     /// Whether string values are deduplicated.
     pub dedupe: bool,
     pub warnings: &'e mut Vec<String>,
+    /// Nodes whose strong references follow a `PAD` (`Encoder::with_pads`).
+    pads: &'e hashbrown::HashSet<usize>,
     stack: Stack,
 }
 
@@ -89,6 +91,7 @@ impl<'e> Writer<'e> {
             snapshot,
             dedupe: enc.opts.dedupe_strings || enc.opts.aliased_dedupe_strings,
             warnings: &mut enc.warnings,
+            pads: &enc.pads,
             stack: Stack::lazy(),
         }
     }
@@ -400,6 +403,8 @@ impl<'e> Writer<'e> {
         if weak {
             weak_ofs = self.offset();
             self.out.push(tag::WEAKEN);
+        } else if !self.pads.is_empty() && self.pads.contains(&(Rc::as_ptr(rc) as usize)) {
+            self.out.push(tag::PAD);
         }
         let mut rewrite = self.out.len();
         // A container written before becomes a REFP over its class: write no

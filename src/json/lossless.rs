@@ -9,9 +9,32 @@ pub(super) struct Lossless {
     ids: HashMap<usize, usize>,
     /// The nodes met, by id; holding them keeps their addresses unique.
     nodes: Vec<Ref>,
+    /// The addresses of the nodes a document's [`Forms`] flag `refn` and
+    /// `pad`.
+    refn: hashbrown::HashSet<usize>,
+    pad: hashbrown::HashSet<usize>,
 }
 
 impl Lossless {
+    /// A writer that flags the nodes `forms` names.
+    pub(super) fn with_forms(forms: &Forms) -> Lossless {
+        Lossless {
+            refn: forms.refn.iter().map(Ref::addr).collect(),
+            pad: forms.pad.iter().copied().collect(),
+            ..Lossless::default()
+        }
+    }
+
+    /// The flags of `node` ([`Forms`]), in the order JSON's map has them.
+    fn flags(&self, node: &Ref) -> Vec<&'static str> {
+        let addr = node.addr();
+        [("pad", &self.pad), ("refn", &self.refn)]
+            .into_iter()
+            .filter(|(_, set)| !set.is_empty() && set.contains(&addr))
+            .map(|(name, _)| name)
+            .collect()
+    }
+
     fn id(&mut self, r: &Ref) -> usize {
         let next = self.nodes.len();
         if r.strong_count() == 1 && r.weak_count() == 0 {
@@ -121,6 +144,9 @@ impl Lossless {
             out.write_all(b",\"class\":")?;
             put(out, c)?;
         }
+        for flag in self.flags(node) {
+            write!(out, ",\"{flag}\":true")?;
+        }
         out.write_all(b"}")?;
         Ok(())
     }
@@ -167,6 +193,9 @@ impl Lossless {
         m.insert(name.into(), j);
         if let Some(c) = node.class() {
             m.insert("class".into(), key_json(&c));
+        }
+        for flag in self.flags(node) {
+            m.insert(flag.into(), Json::Bool(true));
         }
         Ok(Json::Object(m))
     }
@@ -254,6 +283,9 @@ pub(super) struct Builder<'j> {
     /// in any order; dropped before returning so that each node is held by
     /// exactly the handles the JSON mentions.
     nodes: Vec<Ref>,
+    /// The nodes flagged `refn` and `pad` ([`Forms`]), by index.
+    refn: Vec<usize>,
+    pad: Vec<usize>,
 }
 
 impl<'j> Builder<'j> {
@@ -264,7 +296,12 @@ impl<'j> Builder<'j> {
             Some(_) => return Err(invalid("/nodes", "expected an array of nodes")),
         };
         let nodes = entries.iter().map(|_| Ref::scalar(Value::Undef)).collect();
-        Ok(Builder { entries, nodes })
+        Ok(Builder {
+            entries,
+            nodes,
+            refn: Vec::new(),
+            pad: Vec::new(),
+        })
     }
 
     fn node(&self, id: &Json, path: &Path, what: &str) -> Result<&Ref> {
@@ -380,14 +417,14 @@ impl<'j> Builder<'j> {
         let mut found = None;
         for (k, v) in m {
             match k.as_str() {
-                "class" => {}
+                "class" | "pad" | "refn" => {}
                 "scalar" | "array" | "hash" | "regexp" | "frozen" if found.is_none() => {
                     found = Some((k.as_str(), v))
                 }
                 _ => {
                     return Err(invalid(
                         &path.with(k),
-                        "a node has one of scalar, array, hash, regexp, frozen, and a class",
+                        "a node has one of scalar, array, hash, regexp, frozen, and a class, pad and refn",
                     ))
                 }
             }
@@ -471,6 +508,20 @@ impl<'j> Builder<'j> {
                     k
                 })
                 .transpose()?;
+            for flag in ["pad", "refn"] {
+                let on = match m.get(flag) {
+                    None | Some(Json::Bool(false)) => false,
+                    Some(Json::Bool(true)) => true,
+                    Some(_) => return Err(invalid(&path.with(flag), "expected true or false")),
+                };
+                let container = matches!(body, Body::Array(_) | Body::Hash(_));
+                match flag {
+                    _ if !on => {}
+                    "pad" => self.pad.push(i),
+                    _ if container => self.refn.push(i),
+                    _ => return Err(invalid(&path.with(flag), "refn is for arrays and hashes")),
+                }
+            }
             let node = &self.nodes[i];
             node.set_body(body);
             if let Some(c) = class {
@@ -484,7 +535,8 @@ impl<'j> Builder<'j> {
     /// Nodes the JSON describes but nothing reaches may hold strong cycles
     /// among themselves (`[{"ref":0}]` as node 0 of a document whose body
     /// is elsewhere): those are freed.
-    pub(super) fn finish(mut self) -> Vec<Ref> {
+    /// Also the document's [`Forms`], for the nodes the JSON reaches.
+    pub(super) fn finish(mut self) -> (Vec<Ref>, Forms) {
         let nodes = std::mem::take(&mut self.nodes);
         let keep: Vec<Ref> = nodes
             .iter()
@@ -492,7 +544,23 @@ impl<'j> Builder<'j> {
             .cloned()
             .collect();
         crate::value::collect::collect_cycles(&nodes);
-        keep
+        // Reached: held by more than the table.
+        let reached = |i: &&usize| nodes[**i].strong_count() > 1;
+        let forms = Forms {
+            refn: self
+                .refn
+                .iter()
+                .filter(reached)
+                .map(|&i| nodes[i].clone())
+                .collect(),
+            pad: self
+                .pad
+                .iter()
+                .filter(reached)
+                .map(|&i| nodes[i].addr())
+                .collect(),
+        };
+        (keep, forms)
     }
 }
 

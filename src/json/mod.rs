@@ -108,6 +108,11 @@ pub const PLAIN_MAX_VALUES: usize = 10_000_000;
 /// ```
 #[derive(Debug, Default)]
 pub struct Document {
+    /// The forms of writing the document's bytes chose that its graph does
+    /// not keep (see [`Forms`]): [`Document::encode`] writes them again.
+    /// (Declared first, so that its handles go before the body's nodes are
+    /// freed.)
+    pub forms: Forms,
     /// The protocol version, when known.
     pub protocol: Option<u8>,
     /// The body compression, when known.
@@ -128,27 +133,55 @@ pub struct Document {
 }
 
 impl Document {
-    /// Decodes a document: its header fields, user header data and body.
+    /// Decodes a document: its header fields, user header data, body, and
+    /// the [`Forms`] its bytes chose.
     pub fn decode(input: &[u8], decoder: &Decoder) -> Result<Document> {
+        Ok(Document::read(input, decoder, false)?.0)
+    }
+
+    /// As [`Document::decode`], for the document at the start of `input`,
+    /// which may be followed by more data (a stream of concatenated
+    /// documents): also returns the number of bytes it took.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{encode, Decoder, Value};
+    /// let mut stream = encode(&Value::from(1)).unwrap();
+    /// stream.extend(encode(&Value::from("two")).unwrap());
+    /// let (first, used) = Document::decode_prefix(&stream, &Decoder::default()).unwrap();
+    /// assert_eq!(*first.body, Value::from(1));
+    /// assert_eq!(used, stream.len() / 2 - 1);
+    /// ```
+    pub fn decode_prefix(input: &[u8], decoder: &Decoder) -> Result<(Document, usize)> {
+        Document::read(input, decoder, true)
+    }
+
+    fn read(input: &[u8], decoder: &Decoder, prefix: bool) -> Result<(Document, usize)> {
         let h = Header::parse(input)?;
-        let (header, body) = decoder.decode_with_header(input)?;
-        Ok(Document {
+        let (header, body, used, forms) = decoder.decode_with_forms(input, prefix)?;
+        let doc = Document {
+            forms: Forms {
+                refn: forms.refn,
+                pad: forms.pad,
+            },
             protocol: Some(h.version),
             compression: Some(h.compression),
             legacy_snappy: h.legacy_snappy,
             header,
             body,
             keep_alive: Vec::new(),
-        })
+        };
+        Ok((doc, used))
     }
 
     /// Encodes the document with `encoder` (its options decide the protocol
-    /// and compression), with the user header data if there is any.
+    /// and compression), with the user header data if there is any, and
+    /// the document's [`Forms`].
     pub fn encode(&self, encoder: &mut Encoder) -> Result<Vec<u8>> {
-        match &self.header {
+        encoder.with_pads(&self.forms.pad, |encoder| match &self.header {
             Some(h) => encoder.encode_with_header(&self.body, h),
             None => encoder.encode(&self.body),
-        }
+        })
     }
 
     /// The document as JSON: lossless, with the header fields, user header
@@ -180,7 +213,7 @@ impl Document {
     /// assert_eq!(lines, [r#"{"array":[{"ref":1},{"ref":2}]}"#, r#"{"array":[1]}"#, r#"{"array":[2]}"#]);
     /// ```
     pub fn lossless_parts(&self) -> Result<(Json, LosslessNodes)> {
-        let mut w = Lossless::default();
+        let mut w = Lossless::with_forms(&self.forms);
         let header = self.header.as_ref().map(|h| w.slot(h)).transpose()?;
         let body = w.slot(&self.body)?;
         let mut m = Map::new();
@@ -269,8 +302,9 @@ impl Document {
             &mut Path::root("body"),
         )?;
         b.fill_nodes()?;
-        let keep_alive = b.finish();
+        let (keep_alive, forms) = b.finish();
         Ok(Document {
+            forms,
             protocol,
             compression,
             legacy_snappy,
@@ -278,6 +312,50 @@ impl Document {
             body: body.into(),
             keep_alive,
         })
+    }
+}
+
+/// What a document's bytes chose that its value graph does not say, kept
+/// so that writing the graph again gives the same bytes (lossless JSON
+/// carries it as flags on the nodes it concerns):
+///
+/// - `"refn": true` on an array or hash of fewer than 16 items: written as
+///   `REFN` + `ARRAY`/`HASH` rather than `ARRAYREF_n`/`HASHREF_n`, though
+///   no other reference in the document names it. Perl writes that form
+///   for a container something outside the data held when it was written
+///   (a temporary, say); the document holds a handle on the node, which
+///   the encoder, like Perl's, then writes in the long form.
+/// - `"pad": true` on a node: its strong reference is written after a
+///   `PAD`. Perl writes that for a weak reference whose referent only weak
+///   references held, which a decoder then reads as a strong one.
+///
+/// [`Document::decode`] notes them; [`Document::from_json`] reads them;
+/// [`Document::encode`] writes them.
+///
+/// ```
+/// use sereal::json::Document;
+/// use sereal::{Decoder, Encoder, EncoderOptions};
+/// // Perl's `[[1, 2]]` where it held the inner array elsewhere: REFN ARRAY.
+/// let perl = b"=\xF3rl\x05\x00\x41\x28\x2b\x02\x01\x02";
+/// let doc = Document::decode(perl, &Decoder::default()).unwrap();
+/// let j = doc.to_json(true).unwrap();
+/// assert_eq!(j["nodes"][1], serde_json::json!({"array": [1, 2], "refn": true}));
+/// let back = Document::from_json(&j, true).unwrap();
+/// let mut enc = Encoder::new(EncoderOptions::new()).unwrap();
+/// assert_eq!(back.encode(&mut enc).unwrap(), perl);
+/// ```
+#[derive(Debug, Default)]
+pub struct Forms {
+    /// Handles on the nodes written in the long form.
+    refn: Vec<Ref>,
+    /// The addresses of the nodes whose strong reference follows a `PAD`.
+    pad: Vec<usize>,
+}
+
+impl Forms {
+    /// Whether the document's bytes made none of these choices.
+    pub fn is_empty(&self) -> bool {
+        self.refn.is_empty() && self.pad.is_empty()
     }
 }
 
@@ -593,6 +671,63 @@ mod tests {
         back.dismantle();
         v.dismantle();
         drop(h);
+    }
+
+    #[test]
+    fn forms_are_kept_and_a_cyclic_document_with_them_is_freed() {
+        // {self => <the hash>, arr => REFN ARRAY [1], up => PAD REFN REFP}:
+        // the hash is tracked at body offset 2 and refers to itself; its
+        // small array is in the long form; a PAD precedes a reference.
+        let perl = b"=\xF3rl\x05\x00\x28\xaa\x03\x64self\x29\x02\x63arr\x28\x2b\x01\x01\x62up\x3f\x28\x29\x02";
+        let doc = Document::decode(perl, &Decoder::default()).unwrap();
+        assert!(!doc.forms.is_empty());
+        let mut enc = Encoder::new(crate::EncoderOptions::new()).unwrap();
+        assert_eq!(doc.encode(&mut enc).unwrap(), perl);
+        let j = doc.to_json(true).unwrap();
+        assert_eq!(j["nodes"][1], json!({"array": [1], "refn": true}));
+        assert!(
+            j["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n["pad"] == true),
+            "{j}"
+        );
+        let back = Document::from_json(&j, true).unwrap();
+        assert_eq!(back.encode(&mut enc).unwrap(), perl);
+        // a refn flag on a scalar is refused
+        let nodes = j["nodes"].as_array().unwrap();
+        let cell = nodes
+            .iter()
+            .position(|n| n.get("scalar").is_some())
+            .unwrap();
+        let mut bad = j.clone();
+        bad["nodes"][cell]["refn"] = json!(true);
+        let e = Document::from_json(&bad, true).unwrap_err();
+        assert!(
+            e.to_string().contains("refn is for arrays and hashes"),
+            "{e}"
+        );
+        // dropped, the decoded document frees its cycle and its forms
+        let root = doc.body.root().clone();
+        let arr = match root.get("arr") {
+            Some(Value::Ref(a)) => a.downgrade(),
+            other => panic!("{other:?}"),
+        };
+        let Value::Ref(root) = root else { panic!() };
+        let weak = root.downgrade();
+        drop(root);
+        drop(doc);
+        assert!(weak.upgrade().is_none() && arr.upgrade().is_none());
+        // so does one read from JSON, once its cycle is broken
+        let Value::Ref(root) = back.body.root().clone() else {
+            panic!()
+        };
+        let weak = root.downgrade();
+        drop(root);
+        back.body.dismantle();
+        drop(back);
+        assert!(weak.upgrade().is_none());
     }
 
     #[test]

@@ -69,6 +69,25 @@ pub(super) struct Reader<'a, 'o> {
     /// How many of them have been read to the end.
     thaws_ended: usize,
     stack: Stack,
+    /// The forms of writing the graph does not keep, noted when asked for
+    /// (`capturing`).
+    forms: Option<Box<Forms>>,
+    /// Where the item after the last run of `PAD`s starts (`usize::MAX`:
+    /// none yet).
+    pad_next: usize,
+}
+
+/// What a document's bytes chose that its graph does not say, for writing
+/// the same bytes again (lossless JSON): the arrays and hashes of fewer
+/// than 16 items written as `REFN` + `ARRAY`/`HASH` though no other
+/// reference named them (Perl writes that form for a container something
+/// else held, a temporary say), and the nodes whose one strong reference
+/// follows a `PAD` (Perl's `WEAKEN` made strong: its referent had only weak
+/// references).
+#[derive(Default)]
+pub(crate) struct Forms {
+    pub(crate) refn: Vec<Ref>,
+    pub(crate) pad: Vec<usize>,
 }
 
 /// A tracked item: its node, and whether it is still being read (so that a
@@ -118,6 +137,42 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaws: Vec::new(),
             thaws_ended: 0,
             stack: Stack::lazy(),
+            forms: None,
+            pad_next: usize::MAX,
+        }
+    }
+
+    /// Notes the [`Forms`] the bytes choose while reading.
+    pub(super) fn capturing(self) -> Self {
+        Reader {
+            forms: Some(Box::default()),
+            ..self
+        }
+    }
+
+    /// A node made for `REFN` + `ARRAY`/`HASH` (not tracked): noted when it
+    /// holds fewer than 16 items, which `ARRAYREF_n`/`HASHREF_n` could
+    /// have written.
+    #[cold]
+    fn note_refn(&mut self, node: &Ref) {
+        let short = match &*node.body() {
+            Body::Array(a) => a.len() < 16,
+            Body::Hash(h) => h.len() < 16,
+            _ => false,
+        };
+        if let (true, Some(f)) = (short, &mut self.forms) {
+            f.refn.push(node.clone());
+        }
+    }
+
+    /// The reference just read from the item at `at` (to `node`) follows
+    /// a `PAD`, if `at` is where the last run of them ended.
+    #[inline]
+    fn note_pad(&mut self, at: usize, node: &Ref) {
+        if at == self.pad_next {
+            if let Some(f) = &mut self.forms {
+                f.pad.push(node.addr());
+            }
         }
     }
 
@@ -139,20 +194,20 @@ impl<'a, 'o> Reader<'a, 'o> {
         )
     }
 
-    /// The whole buffer as one value.
-    pub(super) fn document(self) -> Result<Document> {
+    /// The whole buffer as one value, with the forms noted if capturing.
+    pub(super) fn whole(self) -> Result<(Document, Option<Box<Forms>>)> {
         let len = self.cur.bytes().len();
-        let (v, used) = self.value_prefix()?;
+        let (v, used, forms) = self.prefix()?;
         if used != len {
             return Err(Error::at(ErrorKind::TrailingData, used));
         }
-        Ok(v)
+        Ok((v, forms))
     }
 
-    /// The value at the start of the buffer, and the bytes it took. On
-    /// error the cycles among the nodes built so far are freed, as a
-    /// document's are when it is dropped.
-    pub(super) fn value_prefix(mut self) -> Result<(Document, usize)> {
+    /// The value at the start of the buffer, the bytes it took, and the
+    /// forms noted if capturing. On error the cycles among the nodes built
+    /// so far are freed, as a document's are when it is dropped.
+    pub(super) fn prefix(mut self) -> Result<(Document, usize, Option<Box<Forms>>)> {
         let read = self.read_value().and_then(|mut v| {
             self.run_thaws(&mut v)?;
             Ok(v)
@@ -166,9 +221,10 @@ impl<'a, 'o> Reader<'a, 'o> {
         drop(std::mem::take(&mut self.tracked));
         drop(std::mem::take(&mut self.weak_keep));
         drop(std::mem::take(&mut self.thaws));
+        let forms = self.forms.take();
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
-            None => Ok((doc, self.cur.pos())),
+            None => Ok((doc, self.cur.pos(), forms)),
             Some(e) => Err(e),
         }
     }
@@ -176,18 +232,35 @@ impl<'a, 'o> Reader<'a, 'o> {
     /// The next tag, skipping `PAD`s: the byte and its position.
     #[inline]
     fn next_tag(&mut self) -> Result<(u8, usize)> {
+        let at = self.cur.pos();
+        let t = self.cur.byte()?;
+        if t & !TRACK_FLAG != tag::PAD {
+            return Ok((t, at));
+        }
+        self.after_pads(t, at)
+    }
+
+    /// The tag after a run of `PAD`s that began with `t` at `at`.
+    #[cold]
+    fn after_pads(&mut self, mut t: u8, mut at: usize) -> Result<(u8, usize)> {
         let mut tracked_pad = None;
         loop {
-            let at = self.cur.pos();
-            let t = self.cur.byte()?;
             match (t & !TRACK_FLAG, tracked_pad) {
                 (tag::PAD, _) if t & TRACK_FLAG != 0 => tracked_pad = Some(at),
                 (tag::PAD, _) => {}
                 // A tracked PAD (a rewritten WEAKEN whose slot is referred
                 // to) tracks the item that follows it, at the PAD's offset.
-                (_, Some(pad)) => return Ok((t | TRACK_FLAG, pad)),
-                (_, None) => return Ok((t, at)),
+                (_, Some(pad)) => {
+                    self.pad_next = pad;
+                    return Ok((t | TRACK_FLAG, pad));
+                }
+                (_, None) => {
+                    self.pad_next = at;
+                    return Ok((t, at));
+                }
             }
+            at = self.cur.pos();
+            t = self.cur.byte()?;
         }
     }
 
@@ -227,6 +300,11 @@ impl<'a, 'o> Reader<'a, 'o> {
         let (t, at) = self.next_tag()?;
         let tracked = t & TRACK_FLAG != 0;
         let t = t & !TRACK_FLAG;
+        if self.forms.is_some() && !tracked && matches!(t, tag::ARRAY | tag::HASH) {
+            let node = self.node_from_tag(t, at, tracked)?;
+            self.note_refn(&node);
+            return Ok(node);
+        }
         if matches!(t, tag::OBJECT | tag::OBJECTV) {
             // The referent is the slot the object's value makes. It takes a
             // level here, as every referent does (its node takes none).

@@ -46,6 +46,7 @@ impl Reader<'_, '_> {
             }
             tag::REFN => {
                 let node = self.read_node()?;
+                self.note_pad(at, &node);
                 put(out, Value::Ref(node));
                 return Ok(());
             }
@@ -66,7 +67,9 @@ impl Reader<'_, '_> {
                     Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
                 };
                 self.cur.leave();
-                put(out, Value::Ref(Ref::new(body)));
+                let node = Ref::new(body);
+                self.note_pad(at, &node);
+                put(out, Value::Ref(node));
                 return Ok(());
             }
             _ => {}
@@ -112,6 +115,7 @@ impl Reader<'_, '_> {
                     self.cycles.push(node.clone());
                 }
                 if t == tag::REFP {
+                    self.note_pad(at, &node);
                     Value::Ref(node)
                 } else {
                     Value::Alias(node)
