@@ -13,6 +13,8 @@ mod baseline;
 mod cases;
 #[path = "compare.rs"]
 mod compare;
+#[path = "plot.rs"]
+mod plot;
 
 use clap::Parser;
 use sereal::{Body, CallbackPolicy, Encoder, EncoderOptions, Value};
