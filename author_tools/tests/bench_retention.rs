@@ -101,11 +101,12 @@ fn rss_and_baseline_checks_fail_on_growth() {
         out.contains("baseline records (encode) bytes: now") && out.contains("checksum: now"),
         "{out}"
     );
-    // peak RSS: growth within the absolute slack passes even past 10% ...
+    // peak RSS: growth within the absolute slack passes even past 10% (a
+    // run this small moves by some 600 KiB between runs) ...
     let rss = field(&json, "peak_rss_kb");
     let (code, out, _) = records_against(
-        &edited(&json, &dir, "peak_rss_kb", rss, rss.saturating_sub(400)),
-        &[],
+        &edited(&json, &dir, "peak_rss_kb", rss, rss.saturating_sub(600)),
+        &["--rss-slack-kb", "2048"],
     );
     assert_eq!(code, 0, "{out}");
     // ... and growth past both the slack and the percentage fails
@@ -113,8 +114,7 @@ fn rss_and_baseline_checks_fail_on_growth() {
     let (code, out, _) = records_against(&smaller, &["--rss-slack-kb", "100", "--tolerance", "2"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("grew past the 2% tolerance"), "{out}");
-    let (code, out, _) =
-        records_against(&edited(&json, &dir, "peak_rss_kb", rss, rss * 5 / 6), &[]);
+    let (code, out, _) = records_against(&edited(&json, &dir, "peak_rss_kb", rss, rss / 2), &[]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("grew past the 10% tolerance"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
