@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 mod header;
 mod options;
-mod reader;
+pub(crate) mod reader;
 
 pub use header::Header;
 
@@ -291,8 +291,7 @@ impl Decoder {
         document_size_check(&self.opts, used)?;
         let mut forms = forms.map(|f| *f).unwrap_or_default();
         if let Some(f) = more {
-            forms.refn.extend(f.refn);
-            forms.pad.extend(f.pad);
+            forms.append(*f);
         }
         Ok((user, body, used, forms))
     }

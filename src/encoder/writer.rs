@@ -8,9 +8,11 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::guard::Scope;
-use crate::value::{Body, ClassNames, Foreign, Key, Node, Ref, Value};
+use crate::value::{Body, ClassNames, Key, Node, Ref, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
+
+mod scalars;
 
 /// How the encoder reached a node.
 #[derive(Clone, Copy)]
@@ -197,19 +199,6 @@ impl<'e> Writer<'e> {
         }
     }
 
-    /// Writes the commonest scalars without a call: integers, and byte
-    /// strings when no deduplication applies. Returns false for anything
-    /// else, which [`Writer::value`] writes.
-    #[inline(always)]
-    fn plain_scalar(&mut self, v: &Value) -> bool {
-        match v {
-            Value::Int(i) => self.write_int(*i),
-            Value::Bytes(s) if !self.dedupe => self.write_pv(s.as_bytes(), false),
-            _ => return false,
-        }
-        true
-    }
-
     /// Writes one slot; `held` says how to count its node's references.
     fn value(&mut self, v: &Value, held: Held) -> Result<()> {
         let version = self.opts.protocol_version;
@@ -276,72 +265,15 @@ impl<'e> Writer<'e> {
         Ok(())
     }
 
-    fn write_foreign(&mut self, x: &Foreign) -> Result<()> {
-        let o = self.opts;
-        if !o.undef_unknown && !o.stringify_unknown {
-            return Err(Error::new(ErrorKind::Unsupported(format!(
-                "found a value of type {}, which Sereal cannot carry (see undef_unknown, stringify_unknown)",
-                x.type_name()
-            ))));
-        }
-        if o.warn_unknown {
-            let form = if o.undef_unknown {
-                "an undefined value"
-            } else {
-                "a stringified form"
-            };
-            self.warnings.push(format!(
-                "found a value of type {}, which Sereal cannot carry; encoded as {form}",
-                x.type_name()
-            ));
-        }
-        if o.undef_unknown {
-            self.out.push(tag::UNDEF);
-            return Ok(());
-        }
-        let text = if self.callbacks.stringify.is_some() {
-            let what = || format!("stringify callback for a value of type {}", x.type_name());
-            self.callback(self.depth + 1, what, |cb| (cb.stringify()?)(x))?
-        } else {
-            format!("{x:?}")
-        };
-        self.write_pv(text.as_bytes(), !text.is_ascii());
-        Ok(())
-    }
-
+    /// Whether the node was written (tracked) before in this body. A node
+    /// this handle alone holds never was: tracking needs a second handle,
+    /// and a tracked node is held by the encoder (retained) whenever a
+    /// callback could have dropped its other handles; so the lookup is
+    /// skipped for it.
     #[inline]
-    fn write_bool(&mut self, b: bool) {
-        if self.opts.protocol_version >= 5 {
-            self.out.push(if b { tag::YES } else { tag::NO });
-        } else {
-            // Perl's booleans before protocol 5: 1 and the empty string.
-            self.out.push(if b {
-                tag::POS_0 + 1
-            } else {
-                tag::SHORT_BINARY_0
-            });
-        }
-    }
-
-    #[inline]
-    fn write_int(&mut self, i: i64) {
-        protocol::write_int(self.out, i);
-    }
-
-    #[inline]
-    fn write_uint(&mut self, u: u64) {
-        protocol::write_uint(self.out, u);
-    }
-
-    fn write_double(&mut self, d: f64) {
-        let f = d as f32;
-        if f64::from(f) == d || d.is_nan() {
-            self.out.push(tag::FLOAT);
-            self.out.extend_from_slice(&f.to_le_bytes());
-        } else {
-            self.out.push(tag::DOUBLE);
-            self.out.extend_from_slice(&d.to_le_bytes());
-        }
+    fn was_written(&self, rc: &Rc<Node>) -> bool {
+        (Rc::strong_count(rc) > 1 || Rc::weak_count(rc) > 0)
+            && self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize))
     }
 
     /// Writes a slot that is the node itself (`Value::Alias`).
@@ -356,17 +288,6 @@ impl<'e> Writer<'e> {
     /// as its content, as Perl writes a blessed scalar: a reference to it
     /// later in the document carries its class (`OBJECT class REFP`); with a
     /// FREEZE handler for its class it is written as a frozen object.
-    /// Whether the node was written (tracked) before in this body. A node
-    /// this handle alone holds never was: tracking needs a second handle,
-    /// and a tracked node is held by the encoder (retained) whenever a
-    /// callback could have dropped its other handles; so the lookup is
-    /// skipped for it.
-    #[inline]
-    fn was_written(&self, rc: &Rc<Node>) -> bool {
-        (Rc::strong_count(rc) > 1 || Rc::weak_count(rc) > 0)
-            && self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize))
-    }
-
     fn write_alias(&mut self, rc: &Rc<Node>, held: Held) -> Result<()> {
         let addr = Rc::as_ptr(rc) as usize;
         let written = self.was_written(rc);
@@ -760,19 +681,8 @@ impl<'e> Writer<'e> {
             self.value(v, held)
         }
     }
-
-    /// Perl's immortals are written by tag, never tracked.
-    fn immortal_tag(&self, v: &Value) -> Option<u8> {
-        match v {
-            Value::True => Some(tag::TRUE),
-            Value::False => Some(tag::FALSE),
-            Value::CanonicalUndef if self.opts.protocol_version >= 3 => Some(tag::CANONICAL_UNDEF),
-            _ => None,
-        }
-    }
 }
 
-/// `0..n` sorted by `cmp`.
 /// Whether `body` is a string [`Writer::write_string`] deduplicates.
 fn is_dedupe_string(body: &Body) -> bool {
     match body {

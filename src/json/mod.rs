@@ -160,10 +160,7 @@ impl Document {
         let h = Header::parse(input)?;
         let (header, body, used, forms) = decoder.decode_with_forms(input, prefix)?;
         let doc = Document {
-            forms: Forms {
-                refn: forms.refn,
-                pad: forms.pad,
-            },
+            forms,
             protocol: Some(h.version),
             compression: Some(h.compression),
             legacy_snappy: h.legacy_snappy,
@@ -344,20 +341,7 @@ impl Document {
 /// let mut enc = Encoder::new(EncoderOptions::new()).unwrap();
 /// assert_eq!(back.encode(&mut enc).unwrap(), perl);
 /// ```
-#[derive(Debug, Default)]
-pub struct Forms {
-    /// Handles on the nodes written in the long form.
-    refn: Vec<Ref>,
-    /// The addresses of the nodes whose strong reference follows a `PAD`.
-    pad: Vec<usize>,
-}
-
-impl Forms {
-    /// Whether the document's bytes made none of these choices.
-    pub fn is_empty(&self) -> bool {
-        self.refn.is_empty() && self.pad.is_empty()
-    }
-}
+pub use crate::decoder::reader::Forms;
 
 /// Converts a value to JSON: lossless (see the [module](self) documentation
 /// for the shapes) or plain.

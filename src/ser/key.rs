@@ -38,9 +38,7 @@ macro_rules! key_to_string {
     ($($m:ident: $t:ty),*) => {$(
         fn $m(self, v: $t) -> Result<()> {
             use std::fmt::Write;
-            if self.to.is_some() {
-                self.buf.clear();
-            }
+            self.buf.clear();
             write!(self.buf, "{v}").map_err(<Error as ser::Error>::custom)?;
             self.formatted()
         }

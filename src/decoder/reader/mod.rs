@@ -77,17 +77,29 @@ pub(super) struct Reader<'a, 'o> {
     pad_next: usize,
 }
 
-/// What a document's bytes chose that its graph does not say, for writing
-/// the same bytes again (lossless JSON): the arrays and hashes of fewer
-/// than 16 items written as `REFN` + `ARRAY`/`HASH` though no other
-/// reference named them (Perl writes that form for a container something
-/// else held, a temporary say), and the nodes whose one strong reference
-/// follows a `PAD` (Perl's `WEAKEN` made strong: its referent had only weak
-/// references).
-#[derive(Default)]
-pub(crate) struct Forms {
+/// What a document's bytes chose that its value graph does not say: see
+/// `json::Forms`, the public face of this type.
+#[derive(Debug, Default)]
+pub struct Forms {
+    /// Handles on the nodes written in the long form.
     pub(crate) refn: Vec<Ref>,
+    /// The addresses of the nodes whose strong reference follows a `PAD`.
     pub(crate) pad: Vec<usize>,
+}
+
+impl Forms {
+    /// Whether the document's bytes made none of these choices.
+    #[cfg(feature = "json")]
+    pub fn is_empty(&self) -> bool {
+        self.refn.is_empty() && self.pad.is_empty()
+    }
+
+    /// Adds the choices of `other` (another part of the same document).
+    #[cfg(feature = "json")]
+    pub(crate) fn append(&mut self, other: Forms) {
+        self.refn.extend(other.refn);
+        self.pad.extend(other.pad);
+    }
 }
 
 /// A tracked item: its node, and whether it is still being read (so that a
