@@ -407,10 +407,14 @@ impl<'a, 'o> Reader<'a, 'o> {
                     let n = self
                         .cur
                         .count(self.opts.max_num_array_entries, "array", 1)?;
-                    Body::Array(self.grow(|r| r.array_items(n))?)
+                    let mut a = Array::with_capacity(n);
+                    self.grow(|r| r.array_items(&mut a, n))?;
+                    Body::Array(a)
                 } else {
                     let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
-                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
+                    let mut h = Hash::with_capacity(n);
+                    self.grow(|r| r.hash_entries(&mut h, n, at))?;
+                    Body::Hash(h)
                 };
                 node.set_body(body);
                 self.close_item(at, tracked, prefixes);
@@ -497,22 +501,22 @@ impl<'a, 'o> Reader<'a, 'o> {
         Stack::run(self, f)
     }
 
-    fn array_items(&mut self, n: usize) -> Result<Array> {
-        let mut items = Array::with_capacity(n);
+    /// Reads `n` items onto `items`.
+    fn array_items(&mut self, items: &mut Array, n: usize) -> Result<()> {
         for _ in 0..n {
             items.push(Value::Undef);
             let slot = items.last_mut().expect("just pushed");
             self.read_into(slot)?;
         }
-        Ok(items)
+        Ok(())
     }
 
-    /// The entries of the hash whose tag is at `start`.
-    fn hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
+    /// Reads the `n` entries of the hash whose tag is at `start` into `h`,
+    /// made by `Hash::with_capacity(n)`.
+    fn hash_entries(&mut self, h: &mut Hash, n: usize, start: usize) -> Result<()> {
         if n > BATCH_INDEX {
-            return self.large_hash_entries(n, start);
+            return self.large_hash_entries(h, n, start);
         }
-        let mut h = Hash::with_capacity(n);
         for _ in 0..n {
             let at = self.cur.pos();
             let k = self.read_key(start, Key::new)?;
@@ -521,13 +525,12 @@ impl<'a, 'o> Reader<'a, 'o> {
                 Err(k) => return Err(self.duplicate_key(&k, at)),
             }
         }
-        Ok(h)
+        Ok(())
     }
 
     /// The entries of a hash of more than `BATCH_INDEX`: read first, then
     /// indexed in one loop (see `Hash::push_unindexed`).
-    fn large_hash_entries(&mut self, n: usize, start: usize) -> Result<Hash> {
-        let mut h = Hash::with_capacity(n);
+    fn large_hash_entries(&mut self, h: &mut Hash, n: usize, start: usize) -> Result<()> {
         // The keys of a large hash are not interned (see `Key`).
         let make = if n >= UNSHARED_KEYS {
             Key::unshared
@@ -546,7 +549,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             self.read_into(h.push_unindexed(k))?;
         }
         let r = match h.index_all() {
-            Ok(()) => Ok(h),
+            Ok(()) => Ok(()),
             Err(i) => Err(self.duplicate_key(&h.entries()[i].0, self.key_pos[first + i])),
         };
         self.key_pos.truncate(first);

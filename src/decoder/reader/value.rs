@@ -4,7 +4,7 @@ use super::Reader;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::over_limit;
 use crate::protocol::{self, tag};
-use crate::value::{Body, Key, Ref, Value};
+use crate::value::{Array, Body, Hash, Key, Ref, Value};
 
 impl Reader<'_, '_> {
     pub(super) fn value_from_tag(&mut self, t: u8, at: usize) -> Result<Value> {
@@ -61,13 +61,16 @@ impl Reader<'_, '_> {
                 if let Some(kind) = over_limit(n as u64, limit, what) {
                     return Err(self.cur.error_at(kind, at));
                 }
-                let body = if t <= tag::ARRAYREF_15 {
-                    Body::Array(self.grow(|r| r.array_items(n))?)
+                let node = if t <= tag::ARRAYREF_15 {
+                    Ref::filled_array(Array::with_capacity(n), |a| {
+                        self.grow(|r| r.array_items(a, n))
+                    })?
                 } else {
-                    Body::Hash(self.grow(|r| r.hash_entries(n, at))?)
+                    Ref::filled_hash(Hash::with_capacity(n), |h| {
+                        self.grow(|r| r.hash_entries(h, n, at))
+                    })?
                 };
                 self.cur.leave();
-                let node = Ref::new(body);
                 self.note_pad(at, &node);
                 put(out, Value::Ref(node));
                 return Ok(());
