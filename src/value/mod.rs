@@ -343,42 +343,17 @@ impl Ref {
     /// other handle exists: what it reads lands in the node's memory, with
     /// no move of the body once it is read.
     #[inline]
-    fn filled<E>(body: Body, fill: impl FnOnce(&mut Body) -> Result<(), E>) -> Result<Ref, E> {
+    pub(crate) fn filled<E>(
+        body: Body,
+        fill: impl FnOnce(&mut Body) -> Result<(), E>,
+    ) -> Result<Ref, E> {
         let mut rc = Rc::new(Node {
             class: UnsafeCell::new(None),
             body: RefCell::new(body),
         });
-        fill(
-            Rc::get_mut(&mut rc)
-                .expect("a new node is unique")
-                .body
-                .get_mut(),
-        )?;
+        let node = Rc::get_mut(&mut rc).expect("a new node is unique");
+        fill(node.body.get_mut())?;
         Ok(Ref(rc))
-    }
-
-    /// A new array node starting as `items`, completed in place by `fill`.
-    #[inline]
-    pub(crate) fn filled_array<E>(
-        items: Array,
-        fill: impl FnOnce(&mut Array) -> Result<(), E>,
-    ) -> Result<Ref, E> {
-        Ref::filled(Body::Array(items), |b| match b {
-            Body::Array(a) => fill(a),
-            _ => unreachable!("the body is the array given"),
-        })
-    }
-
-    /// A new hash node starting as `hash`, completed in place by `fill`.
-    #[inline]
-    pub(crate) fn filled_hash<E>(
-        hash: Hash,
-        fill: impl FnOnce(&mut Hash) -> Result<(), E>,
-    ) -> Result<Ref, E> {
-        Ref::filled(Body::Hash(hash), |b| match b {
-            Body::Hash(h) => fill(h),
-            _ => unreachable!("the body is the hash given"),
-        })
     }
 
     /// A new array node.

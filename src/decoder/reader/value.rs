@@ -61,15 +61,18 @@ impl Reader<'_, '_> {
                 if let Some(kind) = over_limit(n as u64, limit, what) {
                     return Err(self.cur.error_at(kind, at));
                 }
-                let node = if t <= tag::ARRAYREF_15 {
-                    Ref::filled_array(Array::with_capacity(n), |a| {
-                        self.grow(|r| r.array_items(a, n))
-                    })?
+                let body = if t <= tag::ARRAYREF_15 {
+                    Body::Array(Array::with_capacity(n))
                 } else {
-                    Ref::filled_hash(Hash::with_capacity(n), |h| {
-                        self.grow(|r| r.hash_entries(h, n, at))
-                    })?
+                    Body::Hash(Hash::with_capacity(n))
                 };
+                let node = Ref::filled(body, |b| {
+                    self.grow(|r| match b {
+                        Body::Array(a) => r.array_items(a, n),
+                        Body::Hash(h) => r.hash_entries(h, n, at),
+                        _ => unreachable!("the body made above"),
+                    })
+                })?;
                 self.cur.leave();
                 self.note_pad(at, &node);
                 put(out, Value::Ref(node));
