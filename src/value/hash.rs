@@ -138,6 +138,17 @@ impl Hash {
     /// the first entry whose key repeats an earlier one (what the index
     /// finds on the way; a scanned hash is not checked).
     fn reindex(&mut self) -> Result<(), usize> {
+        self.reindex_with(|_, k| k.content_hash(), |_, _| true)
+    }
+
+    /// As [`Hash::reindex`], with `hash(i, key)` the content hash of entry
+    /// `i`'s key, and `maybe_same(j, h)` false when entry `j`'s key cannot
+    /// have the hash `h` (a check that spares reading the key).
+    fn reindex_with(
+        &mut self,
+        hash: impl Fn(usize, &Key) -> u64,
+        maybe_same: impl Fn(usize, u64) -> bool,
+    ) -> Result<(), usize> {
         let entries = std::mem::take(self.entries_mut());
         if entries.len() <= SCAN_LIMIT {
             self.0 = Repr::Small(entries);
@@ -146,9 +157,10 @@ impl Hash {
         let mut index = HashTable::with_capacity(entries.len());
         let mut dup = None;
         for (i, (k, _)) in entries.iter().enumerate() {
+            let h = hash(i, k);
             match index.entry(
-                k.content_hash(),
-                |&j| &entries[j as usize].0 == k,
+                h,
+                |&j| maybe_same(j as usize, h) && &entries[j as usize].0 == k,
                 |&j| entries[j as usize].0.content_hash(),
             ) {
                 hashbrown::hash_table::Entry::Occupied(_) => {
@@ -228,15 +240,17 @@ impl Hash {
         &mut entries.last_mut().expect("just pushed").1
     }
 
-    /// Indexes the entries pushed by [`Hash::push_unindexed`]; gives the
+    /// Indexes the entries pushed by [`Hash::push_unindexed`], `hash(i)`
+    /// being the content hash of entry `i`'s key (computed while the key
+    /// was made, so indexing does not read every key again); gives the
     /// position of the first entry whose key repeats an earlier one.
-    pub(crate) fn index_all(&mut self) -> Result<(), usize> {
+    pub(crate) fn index_all(&mut self, hash: impl Fn(usize) -> u64) -> Result<(), usize> {
         if let Repr::Small(v) = &self.0 {
             if let Some(i) = (1..v.len()).find(|&i| v[..i].iter().any(|(k, _)| k == &v[i].0)) {
                 return Err(i);
             }
         }
-        self.reindex()
+        self.reindex_with(|i, _| hash(i), |j, h| hash(j) == h)
     }
 
     /// Appends an entry whose key the caller knows is not present.

@@ -43,8 +43,8 @@ pub(super) struct Reader<'a, 'o> {
     /// Hash keys and class names read so far, by position (increasing: the
     /// targets of key COPYs and OBJECTVs).
     keys: ReadKeys,
-    // positions of the keys of the large hashes being read
-    key_pos: Vec<usize>,
+    // position and content hash of each key of the large hashes being read
+    key_pos: Vec<(usize, u64)>,
     classes: ReadKeys,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
@@ -537,20 +537,23 @@ impl<'a, 'o> Reader<'a, 'o> {
         } else {
             Key::new
         };
-        // Where each key is, for the error of a duplicate: a stack shared
-        // with the large hashes inside this one, grown once per hash (`n`
-        // is bounded by the bytes left).
+        // Where each key is (for the error of a duplicate) and its hash,
+        // taken while the key is at hand: a stack shared with the large
+        // hashes inside this one, grown once per hash (`n` is bounded by
+        // the bytes left).
         let first = self.key_pos.len();
         self.key_pos.reserve(n);
         self.keys.reserve(n);
         for _ in 0..n {
-            self.key_pos.push(self.cur.pos());
+            let at = self.cur.pos();
             let k = self.read_key(start, make)?;
+            self.key_pos.push((at, k.content_hash()));
             self.read_into(h.push_unindexed(k))?;
         }
-        let r = match h.index_all() {
+        let placed = &self.key_pos[first..];
+        let r = match h.index_all(|i| placed[i].1) {
             Ok(()) => Ok(()),
-            Err(i) => Err(self.duplicate_key(&h.entries()[i].0, self.key_pos[first + i])),
+            Err(i) => Err(self.duplicate_key(&h.entries()[i].0, placed[i].0)),
         };
         self.key_pos.truncate(first);
         r
