@@ -342,15 +342,23 @@ impl Ref {
     /// A new node with `body`, which `fill` completes in place before any
     /// other handle exists: what it reads lands in the node's memory, with
     /// no move of the body once it is read.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn filled<E>(
         body: Body,
         fill: impl FnOnce(&mut Body) -> Result<(), E>,
     ) -> Result<Ref, E> {
-        let mut rc = Rc::new(Node {
-            class: UnsafeCell::new(None),
-            body: RefCell::new(body),
-        });
+        // Allocated first and written in place: `Rc::new` builds the node
+        // on the stack and copies it over with wide loads of the narrow
+        // stores that just made it (a store-forwarding stall per node).
+        let mut rc = Rc::new(std::mem::MaybeUninit::<Node>::uninit());
+        Rc::get_mut(&mut rc)
+            .expect("a new node is unique")
+            .write(Node {
+                class: UnsafeCell::new(None),
+                body: RefCell::new(body),
+            });
+        // SAFETY: the node was written just above.
+        let mut rc = unsafe { rc.assume_init() };
         let node = Rc::get_mut(&mut rc).expect("a new node is unique");
         fill(node.body.get_mut())?;
         Ok(Ref(rc))
