@@ -547,7 +547,10 @@ impl<'e> Writer<'e> {
                 }
                 Entry::Vacant(e) => {
                     e.insert(here);
-                    self.retained.node(addr);
+                    // A frozen object is kept with its FREEZE values already.
+                    if !frozen {
+                        self.retained.node(addr);
+                    }
                     if self.dedupe
                         && !self.opts.aliased_dedupe_strings
                         && !frozen
