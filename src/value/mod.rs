@@ -40,6 +40,7 @@ mod str;
 pub use self::array::Array;
 pub use self::document::Document;
 pub use self::hash::Hash;
+pub(crate) use self::key::content_hash;
 pub use self::key::Key;
 pub(crate) use self::key::{ClassMap, ClassNames};
 pub use self::send::{NotSendable, SendDocument};

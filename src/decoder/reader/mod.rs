@@ -5,7 +5,9 @@ use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value};
+use crate::value::{
+    content_hash, Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value,
+};
 use bytes::Bytes;
 use hashbrown::HashMap;
 use std::cell::OnceCell;
@@ -546,8 +548,16 @@ impl<'a, 'o> Reader<'a, 'o> {
         self.keys.reserve(n);
         for _ in 0..n {
             let at = self.cur.pos();
-            let k = self.read_key(start, make)?;
-            self.key_pos.push((at, k.content_hash()));
+            // The hash of a new key is taken from the document's bytes: the
+            // key's own copy was just written, and reading it back at once
+            // stalls on the stores that made it.
+            let mut fresh = None;
+            let k = self.read_key(start, |b, utf8| {
+                fresh = Some(content_hash(utf8, b));
+                make(b, utf8)
+            })?;
+            let hash = fresh.unwrap_or_else(|| k.content_hash());
+            self.key_pos.push((at, hash));
             self.read_into(h.push_unindexed(k))?;
         }
         let placed = &self.key_pos[first..];

@@ -91,7 +91,7 @@ impl<'a> Reader<'a, '_> {
     pub(super) fn read_key(
         &mut self,
         hash_start: usize,
-        make: fn(&[u8], bool) -> Key,
+        make: impl FnOnce(&[u8], bool) -> Key,
     ) -> Result<Key> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
