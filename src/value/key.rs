@@ -126,18 +126,10 @@ impl Key {
 
     #[inline]
     fn make(bytes: &[u8], utf8: bool, interned: bool) -> Key {
-        // Allocated first and written in place: `Rc::new` would build the
-        // key on the stack and copy it over with wide loads of the narrow
-        // stores that just made it (a store-forwarding stall per key).
-        let mut inner = Rc::new(std::mem::MaybeUninit::<KeyInner>::uninit());
-        Rc::get_mut(&mut inner)
-            .expect("a new Rc is unique")
-            .write(KeyInner {
-                flags: (u8::from(utf8) * UTF8) | (u8::from(interned) * INTERNED),
-                bytes: Str::EMPTY,
-            });
-        // SAFETY: the key was written just above.
-        let mut inner = unsafe { inner.assume_init() };
+        let mut inner = super::place::rc_written(|| KeyInner {
+            flags: (u8::from(utf8) * UTF8) | (u8::from(interned) * INTERNED),
+            bytes: Str::EMPTY,
+        });
         Rc::get_mut(&mut inner)
             .expect("a new Rc is unique")
             .bytes

@@ -32,6 +32,7 @@ mod fmt;
 pub(crate) mod guard;
 mod hash;
 mod key;
+mod place;
 mod send;
 #[cfg(feature = "serde")]
 mod serde;
@@ -348,18 +349,10 @@ impl Ref {
         body: Body,
         fill: impl FnOnce(&mut Body) -> Result<(), E>,
     ) -> Result<Ref, E> {
-        // Allocated first and written in place: `Rc::new` builds the node
-        // on the stack and copies it over with wide loads of the narrow
-        // stores that just made it (a store-forwarding stall per node).
-        let mut rc = Rc::new(std::mem::MaybeUninit::<Node>::uninit());
-        Rc::get_mut(&mut rc)
-            .expect("a new node is unique")
-            .write(Node {
-                class: UnsafeCell::new(None),
-                body: RefCell::new(body),
-            });
-        // SAFETY: the node was written just above.
-        let mut rc = unsafe { rc.assume_init() };
+        let mut rc = place::rc_written(|| Node {
+            class: UnsafeCell::new(None),
+            body: RefCell::new(body),
+        });
         let node = Rc::get_mut(&mut rc).expect("a new node is unique");
         fill(node.body.get_mut())?;
         Ok(Ref(rc))
