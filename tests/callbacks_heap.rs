@@ -4,7 +4,8 @@
 //! allocations, so all measurements are in the one test of this binary:
 //! (a) a panicking FREEZE leaks nothing; (b) with callbacks possible but none
 //! met, a warm encoder allocates only the output buffer; (c) what FREEZE
-//! callbacks on N objects make the encoder keep until the document ends.
+//! callbacks on N objects make a warm encoder keep while the document is
+//! written: nothing that grows with N.
 //! The figures are printed (run with `--nocapture` to see them).
 
 #[path = "../author_tools/cases.rs"]
@@ -235,12 +236,13 @@ fn callback_boundary_heap() {
             "(c) {policy:?}: extra retained for 3000 more frozen objects: {} bytes ({per_object:.1} per object)",
             retained[1] - retained[0]
         );
-        // Every frozen object is a table entry: its FREEZE result is kept
-        // for reuse and the object is kept alive (DESIGN items 3 and 4, as
-        // Perl's freezeobj_svhash), so the retained heap grows with N; it
-        // must stay a small constant per object.
+        // Every frozen object is kept alive in the encoder's tables (DESIGN
+        // item 3, as Perl's freezeobj_svhash), and tracked, so a second
+        // reference to it is a REFP to its first writing (item 4); its
+        // FREEZE result is let go once written. A warm encoder's tables
+        // have the room already, so the heap does not grow with N.
         assert!(
-            per_object <= 256.0,
+            per_object <= 8.0,
             "(c) {policy:?}: {per_object:.1} bytes retained per frozen object"
         );
     }

@@ -42,6 +42,7 @@ impl BuildHasher for AddrHasher {
 }
 
 pub(super) type AddrMap<V = u64> = HashMap<usize, V, AddrHasher>;
+type AddrSet = hashbrown::HashSet<usize, AddrHasher>;
 
 /// String values already written, for `dedupe_strings`: the strings are
 /// copied into one arena so the table owns what it compares.
@@ -178,17 +179,20 @@ pub(super) struct Seen {
     pub copy_targets: AddrMap<usize>,
 }
 
-/// What one body's writing keeps alive: FREEZE results, and from the first
-/// callback on every node and key the seen tables name, so no address in a
-/// table can be reused by a new node.
+/// What one body's writing keeps alive: from the first callback on, every
+/// node and key the seen tables name (frozen objects included), so no
+/// address in a table can be reused by a new node.
 #[derive(Default)]
 pub(super) struct Retained {
     /// Whether a callback has run in this body.
     pub on: bool,
-    /// FREEZE results, computed once per object: where in `frozen` each
-    /// object's are.
-    frozen_at: AddrMap<u32>,
-    frozen: Vec<Rc<[crate::Value]>>,
+    /// The objects whose FREEZE handler ran, by address.
+    frozen: AddrSet,
+    /// FREEZE values once written: their object is tracked, so a later
+    /// reference to it is a `REFP` to them. Dropped at the next callback
+    /// boundary (their drop may run user code, which must find the
+    /// containers being written locked) or with the body.
+    released: Vec<Vec<crate::Value>>,
     nodes: Vec<Rc<Node>>,
     keys: Vec<Key>,
 }
@@ -198,8 +202,8 @@ pub(super) struct Retained {
 /// document holds no handle and may move to another thread.
 #[derive(Default)]
 pub(super) struct Spare {
-    frozen_at: AddrMap<u32>,
-    frozen: Vec<[usize; 2]>,
+    frozen: AddrSet,
+    released: Vec<[usize; 3]>,
     nodes: Vec<usize>,
     keys: Vec<usize>,
 }
@@ -254,8 +258,8 @@ impl Retained {
     pub fn from_spare(spare: &mut Spare) -> Retained {
         Retained {
             on: false,
-            frozen_at: std::mem::take(&mut spare.frozen_at),
-            frozen: reuse(std::mem::take(&mut spare.frozen)),
+            frozen: std::mem::take(&mut spare.frozen),
+            released: reuse(std::mem::take(&mut spare.released)),
             nodes: reuse(std::mem::take(&mut spare.nodes)),
             keys: reuse(std::mem::take(&mut spare.keys)),
         }
@@ -265,28 +269,40 @@ impl Retained {
     /// `spare`.
     pub fn into_spare(self, spare: &mut Spare) {
         let Retained {
-            mut frozen_at,
-            frozen,
+            mut frozen,
+            released,
             nodes,
             keys,
             ..
         } = self;
-        frozen_at.clear();
-        spare.frozen_at = frozen_at;
-        spare.frozen = reuse(frozen);
+        frozen.clear();
+        spare.frozen = frozen;
+        spare.released = reuse(released);
         spare.nodes = reuse(nodes);
         spare.keys = reuse(keys);
     }
 
-    /// The FREEZE results of the object at `addr`, if computed.
-    pub fn frozen(&self, addr: usize) -> Option<&Rc<[crate::Value]>> {
-        self.frozen_at.get(&addr).map(|&i| &self.frozen[i as usize])
+    /// Whether the FREEZE handler of the object at `addr` ran.
+    pub fn is_frozen(&self, addr: usize) -> bool {
+        self.frozen.contains(&addr)
     }
 
-    /// Records the FREEZE results of the object at `addr`.
-    pub fn set_frozen(&mut self, addr: usize, values: Rc<[crate::Value]>) {
-        self.frozen_at.insert(addr, self.frozen.len() as u32);
-        self.frozen.push(values);
+    /// Records that the FREEZE handler of the object at `addr` ran, and
+    /// keeps the object alive.
+    pub fn set_frozen(&mut self, addr: usize) {
+        self.frozen.insert(addr);
+        self.node(addr);
+    }
+
+    /// Lets FREEZE values go once written: see `released`.
+    pub fn release(&mut self, values: Vec<crate::Value>) {
+        self.released.push(values);
+    }
+
+    /// Drops the FREEZE values released since the last call; called where
+    /// the containers being written are locked.
+    pub fn drop_released(&mut self) {
+        self.released.clear();
     }
 
     /// Called before the first callback of a body: keeps every node and key
@@ -300,8 +316,7 @@ impl Retained {
             .refs
             .keys()
             .chain(seen.weak.keys().filter(|&&a| a >= IMMORTAL_KEYS))
-            .chain(seen.objects.keys())
-            .chain(self.frozen_at.keys());
+            .chain(seen.objects.keys());
         // SAFETY: before the first callback no user code has run, so every
         // node these tables name is still alive.
         self.nodes.extend(nodes.map(|&a| unsafe { node_handle(a) }));

@@ -184,6 +184,7 @@ impl<'e> Writer<'e> {
             .map(|&p| unsafe { &*(p as *const Node) }.lock())
             .collect();
         let scope = Scope::enter(nodes);
+        self.retained.drop_released();
         let result = f(self.callbacks);
         let refused = scope.finish();
         drop(locks);
@@ -293,9 +294,10 @@ impl<'e> Writer<'e> {
         let written = self.was_written(rc);
         if written {
             // An ALIAS; tracked as what was written (FREEZE values, say).
-            return match self.retained.frozen(addr).cloned() {
-                Some(vals) => self.write_frozen(rc, held, 0, Via::Slot, &vals),
-                None => self.write_node(rc, held, 0, Via::Slot),
+            return if self.retained.is_frozen(addr) {
+                self.write_frozen(rc, held, 0, Via::Slot, None)
+            } else {
+                self.write_node(rc, held, 0, Via::Slot)
             };
         }
         // SAFETY: the class is read before any callback can run and copied.
@@ -308,7 +310,7 @@ impl<'e> Writer<'e> {
         }
         if let Some(vals) = self.frozen(rc, held, &class)? {
             self.write_class(rc, &class, true)?;
-            return self.write_frozen(rc, held, 0, Via::Slot, &vals);
+            return self.write_frozen(rc, held, 0, Via::Slot, Some(vals));
         }
         // SAFETY: no callback runs while this reference is used.
         if matches!(unsafe { rc.body_unguarded() }?, Body::Scalar(_)) {
@@ -338,19 +340,15 @@ impl<'e> Writer<'e> {
         let addr = Rc::as_ptr(rc) as usize;
         let written = self.was_written(rc);
         // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
-        let frozen_before = if written {
-            self.retained.frozen(addr).cloned()
-        } else {
-            None
-        };
+        let frozen_before = written && self.retained.is_frozen(addr);
         // SAFETY: no callback runs while this reference is used.
-        let repeat = frozen_before.is_some()
+        let repeat = frozen_before
             || written
                 && matches!(
                     unsafe { rc.body_unguarded() }?,
                     Body::Array(_) | Body::Hash(_) | Body::Frozen(_)
                 );
-        let mut replacement = frozen_before;
+        let mut replacement = None;
         // SAFETY: the class is read before any callback can run and copied.
         if let Some(class) = unsafe { rc.class_unguarded() }.cloned().filter(|_| !repeat) {
             if self.opts.croak_on_bless {
@@ -367,15 +365,15 @@ impl<'e> Writer<'e> {
         }
         self.out.push(tag::REFN);
         let via = Via::Ref { rewrite };
-        if let Some(vals) = replacement {
-            return self.write_frozen(rc, held, weak_ofs, via, &vals);
+        if replacement.is_some() || frozen_before {
+            return self.write_frozen(rc, held, weak_ofs, via, replacement);
         }
         Stack::run(self, |w| w.write_node(rc, held, weak_ofs, via))
     }
 
-    /// The FREEZE values of an object whose class has a handler (with
-    /// `freeze_callbacks`): computed once per object.
-    fn frozen(&mut self, rc: &Rc<Node>, held: Held, class: &Key) -> Result<Option<Rc<[Value]>>> {
+    /// The FREEZE values to write for an object whose class has a handler
+    /// (with `freeze_callbacks`), computed once per object.
+    fn frozen(&mut self, rc: &Rc<Node>, held: Held, class: &Key) -> Result<Option<Vec<Value>>> {
         if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains(class) {
             return Ok(None);
         }
@@ -406,10 +404,8 @@ impl<'e> Writer<'e> {
             ))));
         }
         let addr = Rc::as_ptr(rc) as usize;
-        if held.count(rc) > 1 {
-            if let Some(vals) = self.retained.frozen(addr) {
-                return Ok(Some(vals.clone()));
-            }
+        if held.count(rc) > 1 && self.retained.is_frozen(addr) {
+            return Err(met_again_untracked());
         }
         let object = Ref(rc.clone());
         let what = || {
@@ -418,12 +414,9 @@ impl<'e> Writer<'e> {
                 String::from_utf8_lossy(class.as_bytes())
             )
         };
-        let vals: Rc<[Value]> = self
-            .callback(self.depth, what, |cb| (cb.freeze(class)?)(&object))?
-            .into();
+        let vals = self.callback(self.depth, what, |cb| (cb.freeze(class)?)(&object))?;
         drop(object);
-        self.retained.set_frozen(addr, vals.clone());
-        self.retained.node(addr);
+        self.retained.set_frozen(addr);
         Ok(Some(vals))
     }
 
@@ -586,18 +579,26 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes an object whose FREEZE values stand for its body: tracked as
-    /// the object, written as an array Perl holds itself (never the short form).
+    /// the object, written as an array Perl holds itself (never the short
+    /// form). `vals` are the values just computed, `None` for an object
+    /// frozen before (which is tracked, and so written as a `REFP`).
     fn write_frozen(
         &mut self,
         rc: &Rc<Node>,
         held: Held,
         weak_ofs: u64,
         via: Via,
-        vals: &[Value],
+        vals: Option<Vec<Value>>,
     ) -> Result<()> {
         if self.track(rc, held, weak_ofs, via, true)?.is_none() {
+            if let Some(vals) = vals {
+                self.retained.release(vals);
+            }
             return Ok(());
         }
+        let Some(vals) = vals else {
+            return Err(met_again_untracked());
+        };
         if self.guarded {
             // The values are the encoder's own: nothing to lock at this depth.
             if self.depth >= self.active.len() {
@@ -606,7 +607,9 @@ impl<'e> Writer<'e> {
             self.active[self.depth] = 0;
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
-        vals.iter().try_for_each(|v| self.value(v, Held::GRAPH))
+        let result = vals.iter().try_for_each(|v| self.value(v, Held::GRAPH));
+        self.retained.release(vals);
+        result
     }
 
     /// Writes a body; `held(i)` says how to count the node of its `i`th slot
@@ -693,4 +696,14 @@ fn is_dedupe_string(body: &Body) -> bool {
         Body::Scalar(Value::Utf8(s)) => s.as_bytes().len() > 3,
         _ => false,
     }
+}
+
+/// The error for a frozen object met again but not tracked, whose FREEZE
+/// values are gone. The encoder's handle on a frozen object makes it
+/// tracked when written unless no other handle to it was left (the
+/// Snapshot policy's copy aside), and then nothing can reach it again.
+fn met_again_untracked() -> Error {
+    Error::new(ErrorKind::Callback(
+        "an object was met again after its FREEZE values were released untracked".into(),
+    ))
 }
