@@ -218,3 +218,121 @@ fn snapshot_an_object_whose_live_handles_a_callback_dropped_is_still_shared() {
     assert!(first.ptr_eq(second), "{got:?}");
     assert!(a[0] == r(&frozen("W", [Value::array([9])])), "{got:?}");
 }
+
+/// A Snapshot encoder with FREEZE handlers for `W` (returning `[id]`) and
+/// `V` (running `v`), and foreign values written as "z".
+fn snapshot_encoder(v: impl Fn() -> Vec<Value> + 'static) -> Encoder {
+    let opts = EncoderOptions::new()
+        .freeze_callbacks(true)
+        .policy(CallbackPolicy::Snapshot)
+        .stringify_unknown(true);
+    let mut enc = Encoder::new(opts).unwrap();
+    enc.on_freeze("W", |o| {
+        Ok(vec![o.as_hash().unwrap().get("id").cloned().unwrap()])
+    });
+    enc.on_freeze("V", move |_| Ok(v()));
+    enc.on_stringify(|_| Ok("z".into()));
+    enc
+}
+
+/// The decoded frozen `W` of id 7 at `v`, checked.
+fn w7(v: &Value) -> Ref {
+    let Value::Ref(n) = v else {
+        panic!("not a reference: {v:?}")
+    };
+    assert!(v == &r(&frozen("W", [Value::from(7)])), "{v:?}");
+    n.clone()
+}
+
+#[test]
+fn snapshot_an_object_moved_into_freeze_values_and_met_again_in_the_copy() {
+    // `c = [y, foreign, obj]`: y's FREEZE moves obj out of `c` into its
+    // values, which are let go at the foreign value's callback; the
+    // snapshot of `c` still holds obj, whose count then reads 1.
+    let obj = Ref::hash([("id", 7)].into_iter().collect()).blessed("W");
+    let y = Ref::hash(Default::default()).blessed("V");
+    let c = arr([r(&y), Value::Foreign(Foreign::new(0u8)), r(&obj)]);
+    drop((obj, y));
+    let cc = c.clone();
+    let mut enc = snapshot_encoder(move || {
+        let moved = cc.array_mut().unwrap().pop().unwrap();
+        vec![moved]
+    });
+    let bytes = enc.encode(&r(&c)).unwrap();
+    let got = decode(&bytes);
+    let a = got.as_array().unwrap();
+    assert_eq!(a.len(), 3, "{got:?}");
+    let Value::Ref(v) = &a[0] else {
+        panic!("{got:?}")
+    };
+    let Body::Frozen(vals) = &*v.body() else {
+        panic!("{got:?}")
+    };
+    assert!(a[1] == Value::from("z"), "{got:?}");
+    assert!(
+        w7(&vals[0]).ptr_eq(&w7(&a[2])),
+        "obj is not shared: {got:?}"
+    );
+}
+
+#[test]
+fn snapshot_an_object_moved_to_a_later_container_that_a_callback_empties() {
+    // `c = [y, d, foreign, obj]`: y's FREEZE moves obj from `c` into `d`,
+    // written next; the foreign value's callback empties `d`; the snapshot
+    // of `c` still holds obj.
+    let obj = Ref::hash([("id", 7)].into_iter().collect()).blessed("W");
+    let y = Ref::hash(Default::default()).blessed("V");
+    let d = arr([]);
+    let c = arr([r(&y), r(&d), Value::Foreign(Foreign::new(0u8)), r(&obj)]);
+    drop((obj, y));
+    let (cc, dd) = (c.clone(), d.clone());
+    let mut enc = snapshot_encoder(move || {
+        let moved = cc.array_mut().unwrap().pop().unwrap();
+        dd.array_mut().unwrap().push(moved);
+        vec![]
+    });
+    let de = d.clone();
+    enc.on_stringify(move |_| {
+        de.array_mut().unwrap().clear();
+        Ok("z".into())
+    });
+    let bytes = enc.encode(&r(&c)).unwrap();
+    let got = decode(&bytes);
+    let a = got.as_array().unwrap();
+    assert_eq!(a.len(), 4, "{got:?}");
+    assert!(a[0] == r(&frozen("V", [])), "{got:?}");
+    let inner = a[1].as_array().unwrap();
+    assert!(a[2] == Value::from("z"), "{got:?}");
+    assert!(
+        w7(&inner[0]).ptr_eq(&w7(&a[3])),
+        "obj is not shared: {got:?}"
+    );
+}
+
+#[test]
+fn a_refused_change_by_dropped_values_names_the_drop() {
+    let objs = objects(2);
+    let root = arr(objs.iter().map(r));
+    let opts = EncoderOptions::new()
+        .freeze_callbacks(true)
+        .policy(CallbackPolicy::Guard)
+        .stringify_unknown(true);
+    let mut enc = Encoder::new(opts).unwrap();
+    let answers: Rc<RefCell<Vec<bool>>> = Rc::default();
+    {
+        let (root, answers) = (root.clone(), answers.clone());
+        enc.on_freeze("W", move |_| {
+            let p = Pusher {
+                target: root.clone(),
+                answers: answers.clone(),
+            };
+            Ok(vec![Value::Foreign(Foreign::new(p))])
+        });
+    }
+    enc.on_stringify(|_| Ok("pusher".into()));
+    let err = enc.encode(&r(&root)).unwrap_err();
+    let ErrorKind::Callback(m) = err.kind() else {
+        panic!("{err}")
+    };
+    assert!(m.starts_with("dropping the FREEZE values"), "{m}");
+}

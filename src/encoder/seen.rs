@@ -188,10 +188,10 @@ pub(super) struct Retained {
     pub on: bool,
     /// The objects whose FREEZE handler ran, by address.
     frozen: AddrSet,
-    /// FREEZE values once written: their object is tracked, so a later
-    /// reference to it is a `REFP` to them. Dropped at the next callback
-    /// boundary (their drop may run user code, which must find the
-    /// containers being written locked) or with the body.
+    /// FREEZE values once written: their object is always tracked, so a
+    /// later reference to it is a back-reference to them. Dropped at the
+    /// next callback boundary (their drop may run user code, which must
+    /// find the containers being written locked) or with the body.
     released: Vec<Vec<crate::Value>>,
     nodes: Vec<Rc<Node>>,
     keys: Vec<Key>,
@@ -299,10 +299,13 @@ impl Retained {
         self.released.push(values);
     }
 
-    /// Drops the FREEZE values released since the last call; called where
-    /// the containers being written are locked.
-    pub fn drop_released(&mut self) {
+    /// Drops the FREEZE values released since the last call, if any, and
+    /// says whether there were; called where the containers being written
+    /// are locked.
+    pub fn drop_released(&mut self) -> bool {
+        let any = !self.released.is_empty();
         self.released.clear();
+        any
     }
 
     /// Called before the first callback of a body: keeps every node and key

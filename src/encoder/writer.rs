@@ -184,9 +184,18 @@ impl<'e> Writer<'e> {
             .map(|&p| unsafe { &*(p as *const Node) }.lock())
             .collect();
         let scope = Scope::enter(nodes);
-        self.retained.drop_released();
+        if self.retained.drop_released() && scope.refused() {
+            drop(scope);
+            drop(locks);
+            return Err(Error::new(ErrorKind::Callback(
+                "dropping the FREEZE values of an object written before tried to change a \
+                 container being encoded"
+                    .into(),
+            )));
+        }
         let result = f(self.callbacks);
-        let refused = scope.finish();
+        let refused = scope.refused();
+        drop(scope);
         drop(locks);
         match result {
             Err(e) => {
@@ -514,6 +523,13 @@ impl<'e> Writer<'e> {
         if Rc::weak_count(rc) > 0 {
             refcount += 1;
         }
+        if frozen {
+            // A frozen object is tracked however its count reads (under
+            // Snapshot, the copy's handle and the encoder's may be all it
+            // has): its FREEZE values are let go once written, so a later
+            // meeting must be a back-reference to that writing.
+            refcount = refcount.max(2);
+        }
         if refcount > 1 {
             if let Some(t) = immortal {
                 self.out.push(t);
@@ -540,7 +556,7 @@ impl<'e> Writer<'e> {
                 }
                 Entry::Vacant(e) => {
                     e.insert(here);
-                    // A frozen object is kept with its FREEZE values already.
+                    // A frozen object is kept alive by `set_frozen` already.
                     if !frozen {
                         self.retained.node(addr);
                     }
@@ -581,7 +597,7 @@ impl<'e> Writer<'e> {
     /// Writes an object whose FREEZE values stand for its body: tracked as
     /// the object, written as an array Perl holds itself (never the short
     /// form). `vals` are the values just computed, `None` for an object
-    /// frozen before (which is tracked, and so written as a `REFP`).
+    /// frozen before (always tracked, so written as a back-reference).
     fn write_frozen(
         &mut self,
         rc: &Rc<Node>,
@@ -698,12 +714,12 @@ fn is_dedupe_string(body: &Body) -> bool {
     }
 }
 
-/// The error for a frozen object met again but not tracked, whose FREEZE
-/// values are gone. The encoder's handle on a frozen object makes it
-/// tracked when written unless no other handle to it was left (the
-/// Snapshot policy's copy aside), and then nothing can reach it again.
+/// The error for a frozen object met again but not written as a
+/// back-reference, whose FREEZE values are gone. A frozen object is always
+/// tracked when written (`track`) and kept alive (`set_frozen`), so the
+/// encoder reports this rather than write wrong bytes should that change.
 fn met_again_untracked() -> Error {
     Error::new(ErrorKind::Callback(
-        "an object was met again after its FREEZE values were released untracked".into(),
+        "an object was met again after its FREEZE values were let go".into(),
     ))
 }

@@ -48,9 +48,8 @@ impl Scope {
         Scope(())
     }
 
-    /// Ends the span; returns whether a mutation of a node it locked was
-    /// refused.
-    pub(crate) fn finish(self) -> bool {
+    /// Whether a mutation of a node this span locked was refused so far.
+    pub(crate) fn refused(&self) -> bool {
         FRAMES.with(|f| f.borrow().last().is_some_and(|fr| fr.refused))
     }
 }
