@@ -331,6 +331,28 @@ impl<'e> Writer<'e> {
 
     /// Writes a reference (strong, or weak with `weak`) to a node.
     fn write_ref(&mut self, rc: &Rc<Node>, held: Held, weak: bool) -> Result<()> {
+        // An unblessed container only this slot holds (not a Snapshot
+        // copy's): nothing to track or look up, and its short form when it
+        // has one, as the general path below writes it.
+        if !self.snapshot
+            && !weak
+            && Rc::strong_count(rc) == 1
+            && Rc::weak_count(rc) == 0
+            && self.pads.is_empty()
+        {
+            // SAFETY: as for `track`: no callback runs while the body is
+            // used, or (Guard) one that does finds the node locked, marked
+            // below as the one being written at this depth.
+            let (class, body) = unsafe { (rc.class_unguarded(), rc.body_unguarded()?) };
+            if class.is_none() && matches!(body, Body::Array(_) | Body::Hash(_)) {
+                self.out.push(tag::REFN);
+                if self.guarded {
+                    self.mark_active(Rc::as_ptr(rc) as usize);
+                }
+                let short_form = !self.opts.canonical_refs;
+                return Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, short_form));
+            }
+        }
         let mut weak_ofs = 0;
         if weak {
             weak_ofs = self.offset();
@@ -574,6 +596,23 @@ impl<'e> Writer<'e> {
         Ok(Some((body, refcount)))
     }
 
+    /// Names `addr` (0 for none) as the node being written at this depth,
+    /// for a callback below it to lock.
+    #[inline(always)]
+    fn mark_active(&mut self, addr: usize) {
+        match self.active.get_mut(self.depth) {
+            Some(slot) => *slot = addr,
+            None => self.grow_active(addr),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_active(&mut self, addr: usize) {
+        self.active.resize(self.depth + 64, 0);
+        self.active[self.depth] = addr;
+    }
+
     /// Writes a node reached through a reference or as the slot itself.
     fn write_node(&mut self, rc: &Rc<Node>, held: Held, weak_ofs: u64, via: Via) -> Result<()> {
         let Some((body, refcount)) = self.track(rc, held, weak_ofs, via, false)? else {
@@ -586,10 +625,7 @@ impl<'e> Writer<'e> {
             return self.write_body(&copy, |i| held[i], short_form);
         }
         if self.guarded {
-            if self.depth >= self.active.len() {
-                self.active.resize(self.depth + 64, 0);
-            }
-            self.active[self.depth] = Rc::as_ptr(rc) as usize;
+            self.mark_active(Rc::as_ptr(rc) as usize);
         }
         self.write_body(body, |_| Held::GRAPH, short_form)
     }
@@ -617,10 +653,7 @@ impl<'e> Writer<'e> {
         };
         if self.guarded {
             // The values are the encoder's own: nothing to lock at this depth.
-            if self.depth >= self.active.len() {
-                self.active.resize(self.depth + 64, 0);
-            }
-            self.active[self.depth] = 0;
+            self.mark_active(0);
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
         let result = vals.iter().try_for_each(|v| self.value(v, Held::GRAPH));
