@@ -81,20 +81,8 @@ impl<'a, 'w> Compound<'a, 'w> {
     #[inline]
     fn entry<T: Serialize + ?Sized>(&mut self, key: Key<'_>, v: &T) -> Result<()> {
         self.count += 1;
-        if let Some(entries) = &mut self.sorted {
-            let mut bytes = Vec::new();
-            let opts = SerializerOptions {
-                compress: Compression::None,
-                ..self.ser.opts.clone()
-            };
-            let mut sub = Serializer::new(&mut bytes, opts)?;
-            sub.no_copies = true;
-            sub.plain_keys = true;
-            sub.depth = self.ser.depth;
-            v.serialize(&mut sub)?;
-            let body = bytes[6..].to_vec();
-            entries.push((key.text().to_owned(), body));
-            return Ok(());
+        if self.sorted.is_some() {
+            return self.sorted_entry(key, v);
         }
         match key {
             Key::Field(k) => self.ser.field(k),
@@ -103,6 +91,29 @@ impl<'a, 'w> Compound<'a, 'w> {
             }
         }
         v.serialize(&mut *self.ser)
+    }
+}
+
+impl Compound<'_, '_> {
+    /// An entry of a map whose entries are sorted when it ends: its value
+    /// serialized apart, kept with its key.
+    #[inline(never)]
+    fn sorted_entry<T: Serialize + ?Sized>(&mut self, key: Key<'_>, v: &T) -> Result<()> {
+        let mut bytes = Vec::new();
+        let opts = SerializerOptions {
+            compress: Compression::None,
+            ..self.ser.opts.clone()
+        };
+        let mut sub = Serializer::new(&mut bytes, opts)?;
+        sub.no_copies = true;
+        sub.plain_keys = true;
+        sub.depth = self.ser.depth;
+        v.serialize(&mut sub)?;
+        let body = bytes[6..].to_vec();
+        if let Some(entries) = &mut self.sorted {
+            entries.push((key.text().to_owned(), body));
+        }
+        Ok(())
     }
 }
 

@@ -141,21 +141,28 @@ impl<'w> Serializer<'w> {
         protocol::write_pv(self.out, bytes, utf8);
     }
 
+    #[inline]
     fn string(&mut self, bytes: &[u8], utf8: bool) {
         if self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3 {
-            let here = self.offset();
-            let values = &mut self.strings.get_or_insert_with(Default::default).values;
-            match values.find(self.out, bytes, utf8) {
-                Ok(off) => protocol::write_tag_varint(self.out, tag::COPY, off),
-                Err(hash) => {
-                    protocol::write_pv(self.out, bytes, utf8);
-                    let pos = self.out.len() - bytes.len();
-                    values.record(hash, pos, bytes.len(), utf8, here);
-                }
-            }
-            return;
+            return self.deduped_string(bytes, utf8);
         }
         self.pv(bytes, utf8);
+    }
+
+    /// A string with `dedupe_strings`: a `COPY` of an equal one written
+    /// before, or the string, recorded.
+    #[inline(never)]
+    fn deduped_string(&mut self, bytes: &[u8], utf8: bool) {
+        let here = self.offset();
+        let values = &mut self.strings.get_or_insert_with(Default::default).values;
+        match values.find(self.out, bytes, utf8) {
+            Ok(off) => protocol::write_tag_varint(self.out, tag::COPY, off),
+            Err(hash) => {
+                protocol::write_pv(self.out, bytes, utf8);
+                let pos = self.out.len() - bytes.len();
+                values.record(hash, pos, bytes.len(), utf8, here);
+            }
+        }
     }
 
     /// A struct field name: as [`Serializer::key`], with a cache keyed by
@@ -215,13 +222,25 @@ impl<'w> Serializer<'w> {
 
     /// A hash begins: from the second on, keys are recorded, the first
     /// hash's own ones included.
+    #[inline]
     fn begin_hash(&mut self, len: Option<usize>) {
         if self.plain_keys {
             return;
         }
+        if self.maps < 2 {
+            return self.begin_early_hash(len);
+        }
+        if let (Some(n), Some(strings)) = (len, &mut self.strings) {
+            strings.keys.reserve(n);
+        }
+    }
+
+    /// [`Serializer::begin_hash`] of the document's first and second hash.
+    #[inline(never)]
+    fn begin_early_hash(&mut self, len: Option<usize>) {
         match self.maps {
             0 => self.maps = 1,
-            1 => {
+            _ => {
                 self.maps = 2;
                 let keys = &mut self.strings.get_or_insert_with(Default::default).keys;
                 keys.reserve(self.first_keys.len() + len.unwrap_or(0));
@@ -230,11 +249,6 @@ impl<'w> Serializer<'w> {
                     if let Err(hash) = keys.find(self.out, bytes, utf8) {
                         keys.record(hash, pos, n as usize, utf8, offset);
                     }
-                }
-            }
-            _ => {
-                if let (Some(n), Some(strings)) = (len, &mut self.strings) {
-                    strings.keys.reserve(n);
                 }
             }
         }
@@ -250,6 +264,7 @@ impl<'w> Serializer<'w> {
         protocol::write_uint(self.out, u);
     }
 
+    #[inline]
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth >= self.opts.max_recursion_depth {
@@ -263,6 +278,7 @@ impl<'w> Serializer<'w> {
     /// Opens a container reference: `ARRAYREF_n`/`HASHREF_n` for a known
     /// count under 16, `REFN ARRAY/HASH n` otherwise. Returns where a count
     /// must be filled in later when it is not known now.
+    #[inline]
     fn open(&mut self, short: u8, long: u8, len: Option<usize>) -> Result<Option<usize>> {
         self.enter()?;
         match len {
@@ -270,6 +286,15 @@ impl<'w> Serializer<'w> {
                 self.out.push(short + n as u8);
                 Ok(None)
             }
+            _ => self.open_long(long, len),
+        }
+    }
+
+    /// [`Serializer::open`] of a container of 16 or more, or of an unknown
+    /// count.
+    #[inline(never)]
+    fn open_long(&mut self, long: u8, len: Option<usize>) -> Result<Option<usize>> {
+        match len {
             Some(n) => {
                 self.out.push(tag::REFN);
                 self.tag_varint(long, n as u64);
