@@ -4,7 +4,7 @@
 use super::seen::key_slot;
 use super::writer::Writer;
 use crate::protocol::{self, tag};
-use crate::value::Key;
+use crate::value::{Key, Str};
 use hashbrown::hash_map::Entry;
 
 impl Writer<'_> {
@@ -77,7 +77,17 @@ impl Writer<'_> {
                 }
             }
         }
-        self.write_pv(k.as_bytes(), k.is_utf8());
+        self.write_str(k.as_str_value(), k.is_utf8());
+    }
+
+    /// Writes a string as it is, a short one with a fixed-size copy of its
+    /// inline buffer.
+    #[inline(always)]
+    pub(super) fn write_str(&mut self, s: &Str, utf8: bool) {
+        match s.inline() {
+            Some((data, n)) => protocol::write_padded_pv(self.out, data, n, utf8),
+            None => self.write_pv(s.as_bytes(), utf8),
+        }
     }
 
     /// Remembers every hash key written so far as a string, found by

@@ -237,6 +237,8 @@ impl<'e> Writer<'e> {
                 self.out.push(tag::FLOAT_128);
                 self.out.extend_from_slice(&b[..]);
             }
+            Value::Bytes(s) if !self.dedupe => self.write_str(s, false),
+            Value::Utf8(s) if !self.dedupe => self.write_str(s, true),
             Value::Bytes(s) => self.write_string(s.as_bytes(), false, false),
             Value::Utf8(s) => self.write_string(s.as_bytes(), true, false),
             Value::Ref(r) => {

@@ -275,6 +275,49 @@ pub(crate) fn write_pv(out: &mut Vec<u8>, bytes: &[u8], utf8: bool) {
     out.extend_from_slice(bytes);
 }
 
+/// [`write_pv`] of the first `n` bytes of `data`, all of whose `N` bytes
+/// are copied (a fixed-size copy, no call): the bytes past `n` land in the
+/// spare capacity. Writes through `write_pv` when the buffer lacks room
+/// for all `N`, so that a buffer sized for a document is not outgrown.
+#[inline(always)]
+pub(crate) fn write_padded_pv<const N: usize>(
+    out: &mut Vec<u8>,
+    data: &[u8; N],
+    n: usize,
+    utf8: bool,
+) {
+    const { assert!(N < 0x80) };
+    let bytes = &data[..n];
+    let len = out.len();
+    if out.capacity() - len < 2 + N {
+        return write_pv(out, bytes, utf8);
+    }
+    let (t, head) = if utf8 {
+        (tag::STR_UTF8, 2)
+    } else if n <= 31 {
+        (tag::SHORT_BINARY_0 | n as u8, 1)
+    } else {
+        (tag::BINARY, 2)
+    };
+    let spare = &mut out.spare_capacity_mut()[..2 + N];
+    spare[0].write(t);
+    // The length byte of a two-byte head; the data's first byte overwrites
+    // it after a one-byte head.
+    spare[1].write(n as u8);
+    // SAFETY: `spare` holds `2 + N` bytes from `len` and `head <= 2`, so
+    // the `N` bytes written at `head` are within it; they and the head
+    // cover the `head + n` bytes the length then includes (`n <= N`, as
+    // `bytes` shows).
+    unsafe {
+        spare
+            .as_mut_ptr()
+            .add(head)
+            .cast::<[u8; N]>()
+            .write_unaligned(*data);
+        out.set_len(len + head + n);
+    }
+}
+
 /// Zigzag-maps a signed integer so small magnitudes make small varints.
 #[inline]
 pub fn zigzag_encode(n: i64) -> u64 {
@@ -290,6 +333,31 @@ pub fn zigzag_decode(n: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padded_pv_writes_what_write_pv_writes_with_any_room_left() {
+        let mut data = [0u8; 22];
+        for (i, b) in data.iter_mut().enumerate() {
+            *b = b'a' + i as u8;
+        }
+        for n in 0..=22 {
+            for utf8 in [false, true] {
+                let mut want = b"xy".to_vec();
+                write_pv(&mut want, &data[..n], utf8);
+                // From no spare room to more than the fixed-size copy needs.
+                for spare in 0..30 {
+                    let mut got = Vec::with_capacity(2 + spare);
+                    got.extend_from_slice(b"xy");
+                    let cap = got.capacity();
+                    write_padded_pv(&mut got, &data, n, utf8);
+                    assert_eq!(got, want, "n {n} utf8 {utf8} spare {spare}");
+                    if spare >= 24 {
+                        assert_eq!(got.capacity(), cap, "grew with room for the copy");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn tag_varint_writes_the_tag_then_the_varint_at_every_width() {

@@ -176,6 +176,13 @@ impl Key {
         self.0.bytes.as_bytes()
     }
 
+    /// The key's text as a [`Str`], for writers that copy a short one's
+    /// inline buffer whole.
+    #[inline]
+    pub(crate) fn as_str_value(&self) -> &Str {
+        &self.0.bytes
+    }
+
     /// The key as text, when its bytes are valid UTF-8.
     pub fn as_str(&self) -> Option<&str> {
         std::str::from_utf8(self.as_bytes()).ok()

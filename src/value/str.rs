@@ -151,6 +151,14 @@ impl Str {
         ManuallyDrop::new(unsafe { Arc::from_raw(self.word(SHARED_OWNER) as *const Bytes) })
     }
 
+    /// For a string stored inline: the whole inline buffer (every byte of
+    /// it initialized) and the string's length in it, which lets a writer
+    /// copy a fixed size.
+    #[inline]
+    pub(crate) fn inline(&self) -> Option<(&[u8; INLINE], usize)> {
+        (self.tag <= INLINE as u8).then_some((&self.data, self.tag as usize))
+    }
+
     /// The bytes of the string.
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {

@@ -75,14 +75,14 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes the commonest scalars without a call: integers, and byte
-    /// strings when no deduplication applies. Returns false for anything
+    /// Writes the commonest scalars without a call: integers, and strings
+    /// when no deduplication applies. Returns false for anything
     /// else, which [`Writer::value`] writes.
     #[inline(always)]
     pub(super) fn plain_scalar(&mut self, v: &Value) -> bool {
         match v {
             Value::Int(i) => self.write_int(*i),
-            Value::Bytes(s) if !self.dedupe => self.write_pv(s.as_bytes(), false),
+            Value::Bytes(s) if !self.dedupe => self.write_str(s, false),
             _ => return false,
         }
         true
