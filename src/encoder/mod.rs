@@ -412,9 +412,12 @@ impl Encoder {
     /// Registers the FREEZE handler of `class`: with `freeze_callbacks`, an
     /// object of the class is written as `OBJECT_FREEZE` followed by the
     /// values the handler returns (Perl's `FREEZE` method). The handler runs
-    /// once per object, however often the object is met. It may read the
-    /// graph; under the default [`CallbackPolicy::Guard`] it may not change
-    /// containers being written.
+    /// once per object, however often the object is met: a later meeting is
+    /// written as a reference to the first writing, and the encoder drops
+    /// the returned values once they are written (at its next callback, or
+    /// when the document is done). It may read the graph; under the default
+    /// [`CallbackPolicy::Guard`] it may not change containers being written
+    /// (nor may the drop of a value it returned).
     ///
     /// ```
     /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
