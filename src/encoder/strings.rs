@@ -11,7 +11,8 @@ impl Writer<'_> {
     /// Writes a string value, or a hash key written as a string (`key`:
     /// Perl's `cmp` orders), deduplicated as the options say.
     #[inline]
-    pub(super) fn write_string(&mut self, bytes: &[u8], utf8: bool, key: bool) {
+    pub(super) fn write_string(&mut self, s: &Str, utf8: bool, key: bool) {
+        let bytes = s.as_bytes();
         if self.dedupe && bytes.len() > 3 {
             let here = self.offset();
             if let Some(off) = self.seen.dedupe.find_or_insert(bytes, utf8, here) {
@@ -26,7 +27,7 @@ impl Writer<'_> {
                 }
             }
         }
-        self.write_pv(bytes, utf8);
+        self.write_str(s, utf8);
     }
 
     /// Whether a `COPY` of the string at `off` reads back as written: the

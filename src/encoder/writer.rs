@@ -8,15 +8,16 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::guard::Scope;
-use crate::value::{Body, ClassNames, Key, Node, Ref, Value};
+use crate::value::{Body, ClassNames, Key, Node, Value};
 use hashbrown::hash_map::Entry;
 use std::rc::Rc;
 
+mod freeze;
 mod scalars;
 
 /// How the encoder reached a node.
 #[derive(Clone, Copy)]
-enum Via {
+pub(super) enum Via {
     /// The node is the slot itself: a repeat is an `ALIAS`.
     Slot,
     /// Through a reference whose bytes start at this buffer position: a
@@ -237,10 +238,8 @@ impl<'e> Writer<'e> {
                 self.out.push(tag::FLOAT_128);
                 self.out.extend_from_slice(&b[..]);
             }
-            Value::Bytes(s) if !self.dedupe => self.write_str(s, false),
-            Value::Utf8(s) if !self.dedupe => self.write_str(s, true),
-            Value::Bytes(s) => self.write_string(s.as_bytes(), false, false),
-            Value::Utf8(s) => self.write_string(s.as_bytes(), true, false),
+            Value::Bytes(s) => self.write_string(s, false, false),
+            Value::Utf8(s) => self.write_string(s, true, false),
             Value::Ref(r) => {
                 self.enter()?;
                 self.write_ref(&r.0, held, false)?;
@@ -402,55 +401,6 @@ impl<'e> Writer<'e> {
             return self.write_frozen(rc, held, weak_ofs, via, replacement);
         }
         Stack::run(self, |w| w.write_node(rc, held, weak_ofs, via))
-    }
-
-    /// The FREEZE values to write for an object whose class has a handler
-    /// (with `freeze_callbacks`), computed once per object.
-    fn frozen(&mut self, rc: &Rc<Node>, held: Held, class: &Key) -> Result<Option<Vec<Value>>> {
-        if !self.opts.freeze_callbacks || !self.callbacks.freeze.contains(class) {
-            return Ok(None);
-        }
-        let refusal = if self.allowed.is_some_and(|a| !a.contains(class)) {
-            Some("not in freeze_allow_classes")
-        } else if self.callbacks.allow.is_some() {
-            let object = Ref(rc.clone());
-            let what = || {
-                format!(
-                    "freeze_allow_if for class '{}'",
-                    String::from_utf8_lossy(class.as_bytes())
-                )
-            };
-            let allowed = self.callback(self.depth, what, |cb| {
-                Ok((cb.allow.as_ref().expect("checked"))(class, &object))
-            })?;
-            (!allowed).then_some("refused by freeze_allow_if")
-        } else {
-            None
-        };
-        if let Some(why) = refusal {
-            if self.opts.freeze_deny_serialize {
-                return Ok(None);
-            }
-            return Err(Error::new(ErrorKind::Callback(format!(
-                "FREEZE not allowed for class '{}' ({why})",
-                String::from_utf8_lossy(class.as_bytes())
-            ))));
-        }
-        let addr = Rc::as_ptr(rc) as usize;
-        if held.count(rc) > 1 && self.retained.is_frozen(addr) {
-            return Err(met_again_untracked());
-        }
-        let object = Ref(rc.clone());
-        let what = || {
-            format!(
-                "FREEZE callback of class '{}'",
-                String::from_utf8_lossy(class.as_bytes())
-            )
-        };
-        let vals = self.callback(self.depth, what, |cb| (cb.freeze(class)?)(&object))?;
-        drop(object);
-        self.retained.set_frozen(addr);
-        Ok(Some(vals))
     }
 
     /// Writes `OBJECT class` or `OBJECTV offset` (their `_FREEZE` forms with
@@ -632,37 +582,6 @@ impl<'e> Writer<'e> {
         self.write_body(body, |_| Held::GRAPH, short_form)
     }
 
-    /// Writes an object whose FREEZE values stand for its body: tracked as
-    /// the object, written as an array Perl holds itself (never the short
-    /// form). `vals` are the values just computed, `None` for an object
-    /// frozen before (always tracked, so written as a back-reference).
-    fn write_frozen(
-        &mut self,
-        rc: &Rc<Node>,
-        held: Held,
-        weak_ofs: u64,
-        via: Via,
-        vals: Option<Vec<Value>>,
-    ) -> Result<()> {
-        if self.track(rc, held, weak_ofs, via, true)?.is_none() {
-            if let Some(vals) = vals {
-                self.retained.release(vals);
-            }
-            return Ok(());
-        }
-        let Some(vals) = vals else {
-            return Err(met_again_untracked());
-        };
-        if self.guarded {
-            // The values are the encoder's own: nothing to lock at this depth.
-            self.mark_active(0);
-        }
-        self.tag_varint(tag::ARRAY, vals.len() as u64);
-        let result = vals.iter().try_for_each(|v| self.value(v, Held::GRAPH));
-        self.retained.release(vals);
-        result
-    }
-
     /// Writes a body; `held(i)` says how to count the node of its `i`th slot
     /// (numbered as [`slots`] lists them).
     fn write_body(
@@ -708,7 +627,7 @@ impl<'e> Writer<'e> {
                 let entry = |i: usize| {
                     let (k, v) = &entries[i];
                     if as_strings {
-                        self.write_string(k.as_bytes(), k.is_utf8(), true);
+                        self.write_string(k.as_str_value(), k.is_utf8(), true);
                     } else {
                         self.write_key(k);
                     }
@@ -747,14 +666,4 @@ fn is_dedupe_string(body: &Body) -> bool {
         Body::Scalar(Value::Utf8(s)) => s.as_bytes().len() > 3,
         _ => false,
     }
-}
-
-/// The error for a frozen object met again but not written as a
-/// back-reference, whose FREEZE values are gone. A frozen object is always
-/// tracked when written (`track`) and kept alive (`set_frozen`), so the
-/// encoder reports this rather than write wrong bytes should that change.
-fn met_again_untracked() -> Error {
-    Error::new(ErrorKind::Callback(
-        "an object was met again after its FREEZE values were let go".into(),
-    ))
 }
