@@ -281,3 +281,283 @@ fn duplicate_keys_in_nested_large_hashes_are_refused_at_their_offsets() {
     );
     assert_eq!(err.offset(), Some(inner_at + inner_dup - 7), "{err}");
 }
+
+fn keyed(entries: Vec<(String, Value)>) -> Value {
+    Value::hash(entries)
+}
+
+/// An outer hash of `n` keys `k0..` whose middle entry `c` holds a small
+/// hash and an inner hash of `n` keys `j0..`; every small hash repeats keys
+/// of the large ones, from each place a reader can be: inside both (the
+/// outer's current key, earlier keys of both), after the inner one (outer
+/// keys either side of it, an inner key) and after both.
+fn copies_doc(n: usize) -> Value {
+    let c = n / 2;
+    let k = |i: usize| format!("k{i}");
+    let j = |i: usize| format!("j{i}");
+    let mut inner = Hash::new();
+    for i in 0..n {
+        let v = if i == 5 {
+            keyed(vec![(k(c), 1.into()), (j(4), 2.into()), (k(3), 3.into())])
+        } else {
+            Value::from(i as i64)
+        };
+        inner.insert(j(i), v);
+    }
+    let mut inner = Some(inner);
+    let mut outer = Hash::new();
+    for i in 0..n {
+        let v = if i == c {
+            keyed(vec![
+                (k(c), 1.into()),
+                (k(3), 2.into()),
+                ("inner".into(), Value::from(inner.take().unwrap())),
+            ])
+        } else if i == c + 10 {
+            keyed(vec![
+                (k(2), 1.into()),
+                (k(c + 5), 2.into()),
+                (j(7), 3.into()),
+            ])
+        } else {
+            Value::from(i as i64)
+        };
+        outer.insert(k(i), v);
+    }
+    Value::array([
+        Value::from(outer),
+        keyed(vec![
+            (k(n - 1), 1.into()),
+            (j(n - 1), 2.into()),
+            (k(0), 3.into()),
+        ]),
+    ])
+}
+
+/// The key `name` of `h`, as the decoder made it.
+fn key_in(h: &Hash, name: &str) -> Key {
+    h.keys().find(|k| k.to_string() == name).unwrap().clone()
+}
+
+/// The hash `v` refers to.
+fn hash_of(v: &Value) -> Hash {
+    v.as_strong_ref().unwrap().as_hash().unwrap().clone()
+}
+
+#[test]
+fn copies_of_large_hash_keys_share_them_from_inside_and_after_the_hash() {
+    for n in [65, 100, 255, 256, 1000] {
+        let value = copies_doc(n);
+        let c = n / 2;
+        for (name, opts) in option_sets() {
+            let bytes = encode_with(&value, &opts).unwrap();
+            let back = decode(&bytes).unwrap();
+            assert_eq!(*back, value, "n={n} {name}");
+            let again = encode_with(&back, &opts).unwrap();
+            assert_eq!(again, bytes, "n={n} {name}: re-encoding changed the bytes");
+            if name != "default" {
+                continue;
+            }
+            // Each COPY shares the key it names.
+            let Value::Ref(root) = &*back else {
+                panic!("not a reference")
+            };
+            let items = root.as_array().unwrap().clone();
+            let outer = hash_of(&items[0]);
+            let middle = hash_of(outer.get(&format!("k{c}")).unwrap());
+            let inner = hash_of(middle.get("inner").unwrap());
+            let deep = hash_of(inner.get("j5").unwrap());
+            let after = hash_of(outer.get(&format!("k{}", c + 10)).unwrap());
+            let last = hash_of(&items[1]);
+            let same = |a: &Hash, b: &Hash, key: String| {
+                assert!(
+                    key_in(a, &key).ptr_eq(&key_in(b, &key)),
+                    "n={n}: {key} not shared"
+                );
+            };
+            same(&outer, &middle, format!("k{c}"));
+            same(&outer, &deep, format!("k{c}"));
+            same(&outer, &middle, "k3".into());
+            same(&outer, &deep, "k3".into());
+            same(&inner, &deep, "j4".into());
+            same(&outer, &after, "k2".into());
+            same(&outer, &after, format!("k{}", c + 5));
+            same(&inner, &after, "j7".into());
+            same(&outer, &last, format!("k{}", n - 1));
+            same(&inner, &last, format!("j{}", n - 1));
+            same(&outer, &last, "k0".into());
+        }
+    }
+}
+
+#[test]
+fn a_key_copy_of_a_large_hash_key_written_as_a_copy_is_refused() {
+    // [ "zz", { k0.., zz (a COPY of the string), ..k99 }, { COPY of that COPY } ]
+    let mut doc = b"=\xF3rl\x05\x00\x28\x2b\x03".to_vec();
+    let zz = doc.len();
+    doc.extend_from_slice(b"\x62zz\x28\x2a");
+    write_varint(&mut doc, 100);
+    let mut copy_at = 0;
+    for i in 0..100usize {
+        if i == 50 {
+            copy_at = doc.len();
+            doc.push(0x2f);
+            write_varint(&mut doc, (zz - 5) as u64);
+        } else {
+            let name = format!("k{i}");
+            doc.push(0x60 + name.len() as u8);
+            doc.extend_from_slice(name.as_bytes());
+        }
+        doc.push(0x01);
+    }
+    doc.extend_from_slice(b"\x28\x2a\x01");
+    let with_key = |target: usize| {
+        let mut d = doc.clone();
+        d.push(0x2f);
+        write_varint(&mut d, (target - 5) as u64);
+        d.push(0x01);
+        d
+    };
+    // Naming the string itself reads.
+    decode(&with_key(zz)).unwrap();
+    let doc = with_key(copy_at);
+    let err = decode(&doc).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::UnexpectedTag(0x2f, _)),
+        "{err}"
+    );
+}
+
+#[test]
+fn perl_documents_whose_keys_copy_large_hash_keys_reencode_to_perls_bytes() {
+    if !common::perl_sereal("Perl comparison of key COPYs into large hashes") {
+        return;
+    }
+    for n in [65, 256, 1000] {
+        let script = format!(
+            "use strict; use warnings; use Sereal::Encoder; binmode STDOUT; \
+             my $n = {n}; my $c = int($n / 2); \
+             my %inner = map {{ ('j' . $_ => $_) }} 0 .. $n - 1; \
+             $inner{{j5}} = {{ \"k$c\" => 1, j4 => 2, k3 => 3 }}; \
+             my %outer = map {{ ('k' . $_ => $_) }} 0 .. $n - 1; \
+             $outer{{\"k$c\"}} = {{ \"k$c\" => 1, k3 => 2, inner => \\%inner }}; \
+             $outer{{'k' . ($c + 10)}} = {{ k2 => 1, 'k' . ($c + 5) => 2, j7 => 3 }}; \
+             my $doc = [ \\%outer, {{ 'k' . ($n - 1) => 1, 'j' . ($n - 1) => 2, k0 => 3 }} ]; \
+             print Sereal::Encoder->new->encode($doc);"
+        );
+        let perl = common::perl_output(&script);
+        let back = decode(&perl).unwrap();
+        let ours = encode_with(&back, &EncoderOptions::default()).unwrap();
+        assert!(
+            ours == perl,
+            "n={n}: our re-encoding differs from Perl's bytes at byte {}",
+            ours.iter().zip(&perl).take_while(|(a, b)| a == b).count()
+        );
+    }
+}
+
+/// `[ {n keys k0.., key 10 after a PAD}, { COPY of position `target` } ]`
+/// (a `HASHREF_1` when `n` is 1); gives the document, the position of the
+/// PAD and that of key 10's tag.
+fn padded_key_doc(n: usize, target: impl Fn(usize, usize) -> usize) -> (Vec<u8>, usize, usize) {
+    let mut doc = b"=\xF3rl\x05\x00\x28\x2b\x02".to_vec();
+    if n == 1 {
+        doc.push(0x51);
+    } else {
+        doc.extend_from_slice(b"\x28\x2a");
+        write_varint(&mut doc, n as u64);
+    }
+    let (mut pad, mut tag) = (0, 0);
+    for i in 0..n {
+        let name = format!("k{}", if n == 1 { 10 } else { i });
+        if i == 10 || n == 1 {
+            pad = doc.len();
+            doc.push(0x3f);
+            tag = doc.len();
+        }
+        doc.push(0x60 + name.len() as u8);
+        doc.extend_from_slice(name.as_bytes());
+        doc.push(0x01);
+    }
+    doc.extend_from_slice(b"\x51\x2f");
+    write_varint(&mut doc, (target(pad, tag) - 5) as u64);
+    doc.push(0x02);
+    (doc, pad, tag)
+}
+
+#[test]
+fn a_key_copy_names_the_keys_tag_not_the_pads_before_it() {
+    for n in [1, 20, 100, 300] {
+        let (doc, _, _) = padded_key_doc(n, |_, tag| tag);
+        let back = decode(&doc).unwrap();
+        let Value::Ref(root) = &*back else {
+            panic!("not a reference")
+        };
+        let items = root.as_array().unwrap().clone();
+        let (big, small) = (hash_of(&items[0]), hash_of(&items[1]));
+        assert!(
+            key_in(&big, "k10").ptr_eq(&key_in(&small, "k10")),
+            "n={n}: the COPY does not share the key"
+        );
+        let (doc, pad, _) = padded_key_doc(n, |pad, _| pad);
+        let err = decode(&doc).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::UnexpectedTag(0x3f, _)),
+            "n={n}: {err}"
+        );
+        assert_eq!(err.offset(), Some(pad), "n={n}: {err}");
+    }
+}
+
+/// xorshift: the same graphs on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// A random hash, of a size either side of the thresholds, whose keys come
+/// from a pool of 400 (so that keys repeat across hashes and are written as
+/// `COPY`s of keys of large hashes that are being read or were read) and
+/// whose values are integers, strings or, above `depth` 0, hashes and
+/// arrays of hashes.
+fn random_hash(rng: &mut Rng, depth: usize) -> Value {
+    let n = [0, 3, 12, 13, 40, 64, 65, 100, 255, 256, 300][rng.below(11)];
+    let mut h = Hash::new();
+    while h.len() < n {
+        let key = format!("key{}", rng.below(400));
+        // About two nested values a hash, wherever its size.
+        let nest = depth > 0 && rng.below(n) < 2;
+        let v = match (nest, rng.below(4)) {
+            (false, 0) => Value::from(format!("key{}", rng.below(400))),
+            (false, _) => Value::from(rng.below(1000) as i64),
+            (true, 0) => Value::array([random_hash(rng, depth - 1), random_hash(rng, depth - 1)]),
+            (true, _) => random_hash(rng, depth - 1),
+        };
+        h.insert(key, v);
+    }
+    Value::from(h)
+}
+
+#[test]
+fn random_nested_large_hashes_reencode_to_the_same_bytes() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..150 {
+        let value = Value::array((0..3).map(|_| random_hash(&mut rng, 3)));
+        for (name, opts) in option_sets() {
+            let bytes = encode_with(&value, &opts).unwrap();
+            let back = decode(&bytes).unwrap();
+            assert_eq!(*back, value, "round {round} {name}");
+            let again = encode_with(&back, &opts).unwrap();
+            assert_eq!(
+                again, bytes,
+                "round {round} {name}: re-encoding changed the bytes"
+            );
+        }
+    }
+}

@@ -228,16 +228,22 @@ impl Hash {
         Ok(v)
     }
 
-    /// Appends `(key, Undef)` without indexing it, and returns the value's
-    /// slot; [`Hash::index_all`] must index the hash before any other use.
-    /// Inserting every key in one loop afterwards lets the processor overlap
-    /// the index's cache misses, which a loop that also parses values
-    /// between them serializes.
+    /// Appends `(key, Undef)` without indexing it; [`Hash::index_all`] must
+    /// index the hash before any other use. Inserting every key in one loop
+    /// afterwards lets the processor overlap the index's cache misses, which
+    /// a loop that also parses values between them serializes.
     #[inline]
-    pub(crate) fn push_unindexed(&mut self, key: Key) -> &mut Value {
-        let entries = self.entries_mut();
-        push_entry(entries, key);
-        &mut entries.last_mut().expect("just pushed").1
+    pub(crate) fn push_unindexed(&mut self, key: Key) {
+        push_entry(self.entries_mut(), key);
+    }
+
+    /// Sets the value of the last entry (made by [`Hash::push_unindexed`]
+    /// before its value was read).
+    #[inline]
+    pub(crate) fn set_last_value(&mut self, v: Value) {
+        if let Some((_, slot)) = self.entries_mut().last_mut() {
+            *slot = v;
+        }
     }
 
     /// Indexes the entries pushed by [`Hash::push_unindexed`], `hash(i)`

@@ -5,18 +5,18 @@ use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{
-    content_hash, Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value,
-};
+use crate::value::{Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value};
 use bytes::Bytes;
 use hashbrown::HashMap;
 use std::cell::OnceCell;
 use std::sync::Arc;
 
 mod frozen;
+mod large;
 mod strings;
 mod value;
 
+use large::LargeKeys;
 #[cfg(feature = "serde")]
 pub(crate) use strings::string_over_limit;
 use strings::ReadKeys;
@@ -45,8 +45,10 @@ pub(super) struct Reader<'a, 'o> {
     /// Hash keys and class names read so far, by position (increasing: the
     /// targets of key COPYs and OBJECTVs).
     keys: ReadKeys,
-    // position and content hash of each key of the large hashes being read
-    key_pos: Vec<(usize, u64)>,
+    /// The content hash of each key of the large hashes being read.
+    key_hash: Vec<u64>,
+    /// The keys of large hashes, by position (the targets of key COPYs).
+    large: LargeKeys,
     classes: ReadKeys,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
@@ -135,7 +137,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaw_allow_if: dec.thaw_allow_if.as_deref(),
             tracked: None,
             keys: ReadKeys::default(),
-            key_pos: Vec::new(),
+            key_hash: Vec::new(),
+            large: LargeKeys::default(),
             classes: ReadKeys::default(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
@@ -235,6 +238,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         drop(std::mem::take(&mut self.tracked));
         drop(std::mem::take(&mut self.weak_keep));
         drop(std::mem::take(&mut self.thaws));
+        drop(std::mem::take(&mut self.large));
         let forms = self.forms.take();
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
@@ -419,6 +423,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                     Body::Hash(h)
                 };
                 node.set_body(body);
+                self.large.placed(&node);
                 self.close_item(at, tracked, prefixes);
                 node
             }
@@ -520,53 +525,16 @@ impl<'a, 'o> Reader<'a, 'o> {
             return self.large_hash_entries(h, n, start);
         }
         for _ in 0..n {
-            let at = self.cur.pos();
-            let k = self.read_key(start, Key::new)?;
+            let (k, at, literal) = self.read_key(start, Key::new)?;
+            if literal {
+                self.keys.push((at, k.clone()));
+            }
             match h.push_slot(k) {
                 Ok(slot) => self.read_into(slot)?,
                 Err(k) => return Err(self.duplicate_key(&k, at)),
             }
         }
         Ok(())
-    }
-
-    /// The entries of a hash of more than `BATCH_INDEX`: read first, then
-    /// indexed in one loop (see `Hash::push_unindexed`).
-    fn large_hash_entries(&mut self, h: &mut Hash, n: usize, start: usize) -> Result<()> {
-        // The keys of a large hash are not interned (see `Key`).
-        let make = if n >= UNSHARED_KEYS {
-            Key::unshared
-        } else {
-            Key::new
-        };
-        // Where each key is (for the error of a duplicate) and its hash,
-        // taken while the key is at hand: a stack shared with the large
-        // hashes inside this one, grown once per hash (`n` is bounded by
-        // the bytes left).
-        let first = self.key_pos.len();
-        self.key_pos.reserve(n);
-        self.keys.reserve(n);
-        for _ in 0..n {
-            let at = self.cur.pos();
-            // The hash of a new key is taken from the document's bytes: the
-            // key's own copy was just written, and reading it back at once
-            // stalls on the stores that made it.
-            let mut fresh = None;
-            let k = self.read_key(start, |b, utf8| {
-                fresh = Some(content_hash(utf8, b));
-                make(b, utf8)
-            })?;
-            let hash = fresh.unwrap_or_else(|| k.content_hash());
-            self.key_pos.push((at, hash));
-            self.read_into(h.push_unindexed(k))?;
-        }
-        let placed = &self.key_pos[first..];
-        let r = match h.index_all(|i| placed[i].1) {
-            Ok(()) => Ok(()),
-            Err(i) => Err(self.duplicate_key(&h.entries()[i].0, placed[i].0)),
-        };
-        self.key_pos.truncate(first);
-        r
     }
 
     fn duplicate_key(&self, k: &Key, at: usize) -> Error {

@@ -85,14 +85,16 @@ impl<'a> Reader<'a, '_> {
         Ok((self.cur.bytes()[p] & TRACK_FLAG != 0).then_some(p))
     }
 
-    /// A hash key, in the hash whose tag is at `hash_start`; a key not met
-    /// before is made by `make`.
+    /// A hash key, in the hash whose tag is at `hash_start`, with the
+    /// position of its tag and whether it was written out (not a `COPY`),
+    /// so that later `COPY`s can name it; a key not met before is made by
+    /// `make`.
     #[inline]
     pub(super) fn read_key(
         &mut self,
         hash_start: usize,
         make: impl FnOnce(&[u8], bool) -> Key,
-    ) -> Result<Key> {
+    ) -> Result<(Key, usize, bool)> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
         if t == tag::COPY {
@@ -101,18 +103,17 @@ impl<'a> Reader<'a, '_> {
             let off = self.cur.varint()?;
             let p = self.cur.target(off, at, "COPY")?;
             if let Some(k) = self.keys.at(p) {
-                return Ok(k.clone());
+                return Ok((k.clone(), at, false));
+            }
+            if let Some(k) = self.large_key_at(p) {
+                return Ok((k, at, false));
             }
             let (b, kind) =
                 self.string_at(p, hash_start, "as the target of a hash key COPY", false)?;
-            return Ok(make(b, kind == StrKind::Utf8));
+            return Ok((make(b, kind == StrKind::Utf8), at, false));
         }
         match self.string(t, false)? {
-            Some((b, kind)) => {
-                let k = make(b, kind == StrKind::Utf8);
-                self.keys.push((at, k.clone()));
-                Ok(k)
-            }
+            Some((b, kind)) => Ok((make(b, kind == StrKind::Utf8), at, true)),
             None => Err(self
                 .cur
                 .error_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)),
@@ -174,12 +175,6 @@ pub(super) struct ReadKeys {
 impl ReadKeys {
     pub(super) fn push(&mut self, (at, key): (usize, Key)) {
         self.list.push((at, key));
-    }
-
-    /// Makes room for `n` more keys (a large hash's, grown once instead of
-    /// by doubling copies).
-    pub(super) fn reserve(&mut self, n: usize) {
-        self.list.reserve(n);
     }
 
     /// The key whose tag is at `pos`.
