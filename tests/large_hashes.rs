@@ -561,3 +561,45 @@ fn random_nested_large_hashes_reencode_to_the_same_bytes() {
         }
     }
 }
+
+#[test]
+fn a_key_copy_after_a_thaw_changed_the_large_hash_it_names_keeps_its_content() {
+    use sereal::{Body, Decoder, Encoder, Ref};
+    // [ \%big, a frozen object whose FREEZE gives \%big, { k50 => 2 } ]:
+    // the last hash's key is a COPY of one of %big's keys.
+    let big = Ref::hash(
+        (0..100)
+            .map(|i| (format!("k{i}"), Value::from(i)))
+            .collect(),
+    );
+    let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+    let held = big.clone();
+    enc.on_freeze("C", move |_| Ok(vec![Value::Ref(held.clone())]));
+    let value = Value::array([
+        Value::Ref(big.clone()),
+        Value::Ref(Ref::hash(Hash::new()).blessed("C")),
+        Value::hash([("k50", 2)]),
+    ]);
+    let bytes = enc.encode(&value).unwrap();
+    // A THAW handler that replaces %big's entries by others, as many.
+    let mut dec = Decoder::default();
+    dec.on_thaw("C", |_, vals| {
+        if let Some(Value::Ref(r)) = vals.first() {
+            let other = (0..100)
+                .map(|i| (format!("x{i}"), Value::from(i)))
+                .collect();
+            r.set(Body::Hash(other)).unwrap();
+        }
+        Ok(Value::Undef)
+    });
+    let back = dec.decode(&bytes).unwrap();
+    let Value::Ref(root) = &*back else {
+        panic!("not a reference")
+    };
+    let items = root.as_array().unwrap().clone();
+    let last = hash_of(&items[2]);
+    assert_eq!(
+        last.keys().map(|k| k.to_string()).collect::<Vec<_>>(),
+        ["k50"]
+    );
+}

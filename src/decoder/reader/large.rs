@@ -9,7 +9,7 @@
 //! which the reader holds while its values are read, or in the node of a
 //! hash read before.
 
-use super::{Reader, UNSHARED_KEYS};
+use super::{Reader, StrKind, UNSHARED_KEYS};
 use crate::error::Result;
 use crate::protocol::{tag, TRACK_FLAG};
 use crate::value::{content_hash, Body, Hash, Key, Ref, Value};
@@ -119,14 +119,18 @@ impl LargeKeys {
 }
 
 impl Reader<'_, '_> {
-    /// The key of an earlier large hash whose tag is at `pos`, if that is
-    /// where a key of one begins. A `COPY` is never the target of another.
-    pub(super) fn large_key_at(&self, pos: usize) -> Option<Key> {
-        let t = self.cur.bytes()[pos] & !TRACK_FLAG;
-        if t == tag::COPY {
+    /// The key of an earlier large hash whose tag is at `pos`, for the key
+    /// `COPY` at `at`, if that is where a key of one begins. A `COPY` is
+    /// never the target of another.
+    pub(super) fn large_key_at(&mut self, pos: usize, at: usize) -> Option<Key> {
+        if self.cur.bytes()[pos] & !TRACK_FLAG == tag::COPY {
             return None;
         }
-        self.large.at(pos)
+        let k = self.large.at(pos)?;
+        // A THAW handler run while the document is read may have changed
+        // a hash read before: the key found must be the one written there.
+        let (b, kind) = self.string_at(pos, at, "as a hash key", false).ok()?;
+        k.is(kind == StrKind::Utf8, b).then_some(k)
     }
 
     /// The entries of a hash of more than `BATCH_INDEX`: read first, then

@@ -105,7 +105,7 @@ impl<'a> Reader<'a, '_> {
             if let Some(k) = self.keys.at(p) {
                 return Ok((k.clone(), at, false));
             }
-            if let Some(k) = self.large_key_at(p) {
+            if let Some(k) = self.large_key_at(p, at) {
                 return Ok((k, at, false));
             }
             let (b, kind) =
