@@ -1,20 +1,21 @@
 //! `Key`: interned hash keys and class names.
 
+use super::keybox::{KeyBox, KeyChunks};
 use super::str::{latin1_to_string, write_quoted, Str};
 use hashbrown::HashTable;
 use std::cell::RefCell;
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::rc::Rc;
+use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 // In this order, so that a long key's heap pointer is aligned (see `Str`);
-// 24 bytes, so that with its counts it fills a 48-byte allocation.
+// 24 bytes, so that with its count and place it fills a 32-byte box.
 #[repr(C)]
-struct KeyInner {
+pub(super) struct KeyInner {
     // UTF8 and INTERNED
-    flags: u8,
-    bytes: Str,
+    pub(super) flags: u8,
+    pub(super) bytes: Str,
 }
 
 const UTF8: u8 = 1;
@@ -26,6 +27,10 @@ impl KeyInner {
     fn utf8(&self) -> bool {
         self.flags & UTF8 != 0
     }
+}
+
+fn utf8_flag(utf8: bool) -> u8 {
+    u8::from(utf8) * UTF8
 }
 
 /// An interned string used as a hash key or a class name.
@@ -42,7 +47,9 @@ impl KeyInner {
 /// The decoder interns the keys of hashes under 256 entries. The keys of a
 /// larger hash are data more often than field names (ids, paths), rarely
 /// met again, and interning each would cost a lookup in a table as large as
-/// the hash: they are made unshared instead. An unshared key still equals,
+/// the hash: they are made unshared instead, and allocated together, up to
+/// 1,024 in one block of memory that is freed with the last of them (a key
+/// kept after its document keeps its block). An unshared key still equals,
 /// hashes and orders as any key of the same content, and the `COPY`s of it
 /// in the document share its allocation, so the document re-encodes to the
 /// same bytes. The encoder writes a `COPY` for a key that is the same
@@ -58,11 +65,32 @@ impl KeyInner {
 /// assert!(Key::from("café").is_utf8());
 /// assert_ne!(Key::utf8("id"), a);
 /// ```
-#[derive(Clone)]
-pub struct Key(Rc<KeyInner>);
+pub struct Key(NonNull<KeyBox>);
+
+// A key is changed by no one: its count only between two of its own
+// statements, which nothing can interrupt halfway (as `Rc`'s).
+impl std::panic::UnwindSafe for Key {}
+impl std::panic::RefUnwindSafe for Key {}
+
+impl Clone for Key {
+    #[inline]
+    fn clone(&self) -> Key {
+        self.boxed().retain();
+        Key(self.0)
+    }
+}
+
+impl Drop for Key {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: this handle is counted in the box, which is alive while
+        // it is.
+        unsafe { KeyBox::release(self.0) }
+    }
+}
 
 struct Interner {
-    table: HashTable<Rc<KeyInner>>,
+    table: HashTable<Key>,
     purge_at: usize,
 }
 
@@ -88,27 +116,21 @@ pub(crate) fn content_hash(utf8: bool, bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-fn rehash(k: &KeyInner) -> u64 {
-    content_hash(k.utf8(), k.bytes.as_bytes())
-}
-
 impl Interner {
     fn intern(&mut self, utf8: bool, bytes: &[u8]) -> Key {
         let hash = content_hash(utf8, bytes);
-        if let Some(k) = self
-            .table
-            .find(hash, |k| k.utf8() == utf8 && k.bytes.as_bytes() == bytes)
-        {
-            return Key(k.clone());
+        if let Some(k) = self.table.find(hash, |k| k.is(utf8, bytes)) {
+            return k.clone();
         }
         if self.table.len() >= self.purge_at {
             // Drop the entries nothing but the interner holds.
-            self.table.retain(|k| Rc::strong_count(k) > 1);
+            self.table.retain(|k| k.boxed().count() > 1);
             self.purge_at = (self.table.len() * 2).max(MIN_PURGE);
         }
-        let Key(inner) = Key::make(bytes, utf8, true);
-        self.table.insert_unique(hash, inner.clone(), |k| rehash(k));
-        Key(inner)
+        let k = Key::filled(KeyBox::alone(INTERNED | utf8_flag(utf8)), bytes);
+        self.table
+            .insert_unique(hash, k.clone(), |k| k.content_hash());
+        k
     }
 }
 
@@ -121,26 +143,40 @@ impl Key {
     /// A key for `bytes` that is not interned: it shares its allocation
     /// only with its clones (see the type's documentation).
     pub(crate) fn unshared(bytes: &[u8], utf8: bool) -> Key {
-        Key::make(bytes, utf8, false)
+        Key::filled(KeyBox::alone(utf8_flag(utf8)), bytes)
+    }
+
+    /// As [`Key::unshared`], in a box of `chunks` (the keys of a large
+    /// hash: see `KeyChunks`).
+    #[inline]
+    pub(crate) fn unshared_in(chunks: &mut KeyChunks, bytes: &[u8], utf8: bool) -> Key {
+        Key::filled(chunks.boxed(utf8_flag(utf8)), bytes)
+    }
+
+    /// The key of the new box `b` (one handle, an empty key), given its
+    /// bytes.
+    #[inline]
+    fn filled(mut b: NonNull<KeyBox>, bytes: &[u8]) -> Key {
+        // SAFETY: the box is new, and this is its only handle.
+        unsafe { b.as_mut() }.inner.bytes.assign(bytes, Str::new);
+        Key(b)
     }
 
     #[inline]
-    fn make(bytes: &[u8], utf8: bool, interned: bool) -> Key {
-        let mut inner = super::place::rc_written(|| KeyInner {
-            flags: (u8::from(utf8) * UTF8) | (u8::from(interned) * INTERNED),
-            bytes: Str::EMPTY,
-        });
-        Rc::get_mut(&mut inner)
-            .expect("a new Rc is unique")
-            .bytes
-            .assign(bytes, Str::new);
-        Key(inner)
+    fn boxed(&self) -> &KeyBox {
+        // SAFETY: the box is alive while a handle on it is.
+        unsafe { self.0.as_ref() }
+    }
+
+    #[inline]
+    fn inner(&self) -> &KeyInner {
+        &self.boxed().inner
     }
 
     /// The hash of the key's content (what [`Hash`](crate::Hash) indexes by).
     #[inline]
     pub(crate) fn content_hash(&self) -> u64 {
-        rehash(&self.0)
+        content_hash(self.is_utf8(), self.as_bytes())
     }
 
     /// The key's text as UTF-8 bytes: its bytes, or for a byte string its
@@ -157,7 +193,7 @@ impl Key {
     /// Whether the key has these bytes and this UTF-8 flag.
     #[inline]
     pub(crate) fn is(&self, utf8: bool, bytes: &[u8]) -> bool {
-        self.0.utf8() == utf8 && self.as_bytes() == bytes
+        self.inner().utf8() == utf8 && self.as_bytes() == bytes
     }
 
     /// A byte-string key (written as `SHORT_BINARY`/`BINARY`).
@@ -173,14 +209,14 @@ impl Key {
     /// The key's bytes.
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        self.0.bytes.as_bytes()
+        self.inner().bytes.as_bytes()
     }
 
     /// The key's text as a [`Str`], for writers that copy a short one's
     /// inline buffer whole.
     #[inline]
     pub(crate) fn as_str_value(&self) -> &Str {
-        &self.0.bytes
+        &self.inner().bytes
     }
 
     /// The key as text, when its bytes are valid UTF-8.
@@ -191,13 +227,13 @@ impl Key {
     /// Whether the key carries the UTF-8 flag.
     #[inline]
     pub fn is_utf8(&self) -> bool {
-        self.0.utf8()
+        self.inner().utf8()
     }
 
     /// Whether two keys are the same interned key.
     #[inline]
     pub fn ptr_eq(&self, other: &Key) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
+        self.0 == other.0
     }
 
     /// Whether a hash or class other than the one holding this handle may
@@ -207,13 +243,13 @@ impl Key {
     /// remember where it wrote it.
     #[inline]
     pub(crate) fn may_repeat(&self) -> bool {
-        Rc::strong_count(&self.0) > 1 + usize::from(self.0.flags & INTERNED != 0)
+        self.boxed().count() > 1 + usize::from(self.inner().flags & INTERNED != 0)
     }
 
     /// Whether the `uses` handles a graph holds on this key are all there
     /// are (no other graph, and not the interner, holds it).
     pub(crate) fn is_private(&self, uses: usize) -> bool {
-        self.0.flags & INTERNED == 0 && Rc::strong_count(&self.0) == uses
+        self.inner().flags & INTERNED == 0 && self.boxed().count() == uses
     }
 
     /// An equal key of its own allocation, not interned.
@@ -226,15 +262,15 @@ impl Key {
     /// # Safety
     /// `addr` must come from [`Key::addr`] of a key that is still alive.
     pub(crate) unsafe fn from_addr(addr: usize) -> Key {
-        let p = addr as *const KeyInner;
-        Rc::increment_strong_count(p);
-        Key(Rc::from_raw(p))
+        let k = Key(NonNull::new_unchecked(addr as *mut KeyBox));
+        k.boxed().retain();
+        k
     }
 
     /// The address identifying this key, for seen tables.
     #[inline]
     pub(crate) fn addr(&self) -> usize {
-        Rc::as_ptr(&self.0) as usize
+        self.0.as_ptr() as usize
     }
 }
 
@@ -324,7 +360,7 @@ impl Eq for Key {}
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.utf8().hash(state);
+        self.is_utf8().hash(state);
         self.as_bytes().hash(state);
     }
 }
@@ -398,9 +434,8 @@ mod tests {
     }
 
     #[test]
-    fn a_key_fills_one_48_byte_allocation() {
-        // Two counts and the inner value: glibc rounds a request of 40 to a
-        // 48-byte chunk, 41 to 64.
+    fn a_key_fills_one_32_byte_box() {
+        // Its count and place and the inner value.
         assert_eq!(std::mem::size_of::<KeyInner>(), 24);
     }
 

@@ -32,6 +32,7 @@ mod fmt;
 pub(crate) mod guard;
 mod hash;
 mod key;
+mod keybox;
 mod place;
 mod send;
 #[cfg(feature = "serde")]
@@ -44,6 +45,7 @@ pub use self::hash::Hash;
 pub(crate) use self::key::content_hash;
 pub use self::key::Key;
 pub(crate) use self::key::{ClassMap, ClassNames};
+pub(crate) use self::keybox::KeyChunks;
 pub use self::send::{NotSendable, SendDocument};
 #[cfg(feature = "json")]
 pub(crate) use self::str::latin1_to_string;

@@ -12,7 +12,7 @@
 use super::{Reader, StrKind, UNSHARED_KEYS};
 use crate::error::Result;
 use crate::protocol::{tag, TRACK_FLAG};
-use crate::value::{content_hash, Body, Hash, Key, Ref, Value};
+use crate::value::{content_hash, Body, Hash, Key, KeyChunks, Ref, Value};
 
 /// The keys of the large hashes of one document, by position.
 #[derive(Default)]
@@ -159,12 +159,9 @@ impl Reader<'_, '_> {
     /// Reads the `n` entries of the innermost open large hash, noting each
     /// key's position and content hash.
     fn read_large(&mut self, n: usize, start: usize) -> Result<()> {
-        // The keys of a large hash are not interned (see `Key`).
-        let make = if n >= UNSHARED_KEYS {
-            Key::unshared
-        } else {
-            Key::new
-        };
+        // The keys of a large hash are not interned (see `Key`), and are
+        // allocated in chunks (see `KeyChunks`).
+        let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n));
         // The content hash of each key, taken while the key is at hand: a
         // stack shared with the large hashes inside this one, grown once
         // per hash (`n` is bounded by the bytes left).
@@ -176,7 +173,10 @@ impl Reader<'_, '_> {
             let mut fresh = None;
             let (k, at, _) = self.read_key(start, |b, utf8| {
                 fresh = Some(content_hash(utf8, b));
-                make(b, utf8)
+                match &mut chunks {
+                    Some(chunks) => Key::unshared_in(chunks, b, utf8),
+                    None => Key::new(b, utf8),
+                }
             })?;
             self.key_hash
                 .push(fresh.unwrap_or_else(|| k.content_hash()));
