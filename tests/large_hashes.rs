@@ -5,7 +5,7 @@
 //! bytes, and Perl's bytes for the same data.
 
 use sereal::protocol::write_varint;
-use sereal::{decode, encode_with, EncoderOptions, ErrorKind, Hash, Key, Value};
+use sereal::{decode, encode_with, Document, EncoderOptions, ErrorKind, Hash, Key, Value};
 mod common;
 
 /// Sizes either side of each threshold: scanned (12), indexed while read
@@ -56,16 +56,23 @@ fn option_sets() -> Vec<(&'static str, EncoderOptions)> {
     v
 }
 
+/// Encodes `value` with `opts`, checks that it decodes equal and that the
+/// decoded graph re-encodes to the same bytes, and gives the decoded graph.
+fn round_trip(value: &Value, opts: &EncoderOptions, what: &str) -> Document {
+    let bytes = encode_with(value, opts).unwrap();
+    let back = decode(&bytes).unwrap();
+    assert_eq!(*back, *value, "{what}");
+    let again = encode_with(&back, opts).unwrap();
+    assert_eq!(again, bytes, "{what}: re-encoding changed the bytes");
+    back
+}
+
 #[test]
 fn large_hashes_decode_equal_and_reencode_to_the_same_bytes() {
     for n in SIZES {
         let value = doc(n);
         for (name, opts) in option_sets() {
-            let bytes = encode_with(&value, &opts).unwrap();
-            let back = decode(&bytes).unwrap();
-            assert_eq!(*back, value, "n={n} {name}");
-            let again = encode_with(&back, &opts).unwrap();
-            assert_eq!(again, bytes, "n={n} {name}: re-encoding changed the bytes");
+            round_trip(&value, &opts, &format!("n={n} {name}"));
         }
     }
 }
@@ -350,11 +357,7 @@ fn copies_of_large_hash_keys_share_them_from_inside_and_after_the_hash() {
         let value = copies_doc(n);
         let c = n / 2;
         for (name, opts) in option_sets() {
-            let bytes = encode_with(&value, &opts).unwrap();
-            let back = decode(&bytes).unwrap();
-            assert_eq!(*back, value, "n={n} {name}");
-            let again = encode_with(&back, &opts).unwrap();
-            assert_eq!(again, bytes, "n={n} {name}: re-encoding changed the bytes");
+            let back = round_trip(&value, &opts, &format!("n={n} {name}"));
             if name != "default" {
                 continue;
             }
@@ -550,14 +553,7 @@ fn random_nested_large_hashes_reencode_to_the_same_bytes() {
     for round in 0..150 {
         let value = Value::array((0..3).map(|_| random_hash(&mut rng, 3)));
         for (name, opts) in option_sets() {
-            let bytes = encode_with(&value, &opts).unwrap();
-            let back = decode(&bytes).unwrap();
-            assert_eq!(*back, value, "round {round} {name}");
-            let again = encode_with(&back, &opts).unwrap();
-            assert_eq!(
-                again, bytes,
-                "round {round} {name}: re-encoding changed the bytes"
-            );
+            round_trip(&value, &opts, &format!("round {round} {name}"));
         }
     }
 }
