@@ -3,7 +3,7 @@
 //! keys go in, on whichever thread, and however a decode ends (dhat).
 
 use sereal::protocol::write_varint;
-use sereal::{decode, encode, Hash, Key, Value};
+use sereal::{decode, encode, Decoder, Hash, Key, Value};
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -173,4 +173,28 @@ fn key_chunks_are_freed_with_their_last_key() {
     assert_eq!(taken.to_string(), "k1500");
     drop(taken);
     near("a document sent to another thread");
+
+    // A decoder of one's own keeps the scratch space of its largest hash
+    // for the next decode (16 bytes a key), and lets it go when dropped;
+    // `decode`'s decoder, checked above, keeps none.
+    let dec = Decoder::default();
+    for _ in 0..3 {
+        for bytes in [&sent_doc, &kept_doc, &docs[0].1] {
+            drop(dec.decode(bytes).unwrap());
+        }
+    }
+    let now = heap();
+    assert!(
+        now.1 >= start.1 + 3000 * 16,
+        "the decoder kept {} bytes",
+        now.1 as i64 - start.1 as i64
+    );
+    assert!(
+        now.0 <= start.0 + 18 && now.1 <= start.1 + 3000 * 16 + 4096,
+        "the decoder kept {} blocks, {} bytes",
+        now.0 - start.0,
+        now.1 - start.1
+    );
+    drop(dec);
+    near("a decoder dropped");
 }

@@ -599,3 +599,73 @@ fn a_key_copy_after_a_thaw_changed_the_large_hash_it_names_keeps_its_content() {
         ["k50"]
     );
 }
+
+/// Documents of large hashes for a decoder to read one after another:
+/// random ones, each cut short (a decode that fails inside a hash), and
+/// hashes with a repeated key.
+fn documents_for_reuse() -> Vec<Vec<u8>> {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut docs = Vec::new();
+    for _ in 0..30 {
+        let value = Value::array((0..3).map(|_| random_hash(&mut rng, 2)));
+        let bytes = encode_with(&value, &EncoderOptions::default()).unwrap();
+        docs.push(bytes[..bytes.len() * 2 / 3].to_vec());
+        docs.push(bytes);
+    }
+    for n in [65, 300, 2000] {
+        docs.push(hash_with_duplicate(n, 3, n - 2).0);
+    }
+    docs
+}
+
+/// The outcome of a decode, comparable across decoders: the value and its
+/// re-encoding (which shows which keys share an allocation), or the error.
+type Outcome = Result<(Value, Vec<u8>), (ErrorKind, Option<usize>)>;
+
+fn outcome(r: sereal::Result<Document>) -> Outcome {
+    r.map(|d| {
+        let bytes = encode_with(&d, &EncoderOptions::default()).unwrap();
+        (d.into_value(), bytes)
+    })
+    .map_err(|e| (e.kind().clone(), e.offset()))
+}
+
+#[test]
+fn a_decoder_reused_for_many_documents_reads_each_as_a_new_one_would() {
+    use sereal::Decoder;
+    use std::sync::Arc;
+    let docs = documents_for_reuse();
+    let fresh: Vec<_> = docs
+        .iter()
+        .map(|d| outcome(Decoder::default().decode(d)))
+        .collect();
+    // One decoder, keeping its scratch space from one document to the next.
+    let dec = Decoder::default();
+    for round in 0..2 {
+        for (i, d) in docs.iter().enumerate() {
+            assert!(
+                outcome(dec.decode(d)) == fresh[i],
+                "round {round}, document {i}"
+            );
+        }
+    }
+    // One decoder on several threads at once.
+    let dec = Arc::new(Decoder::default());
+    let docs = Arc::new(docs);
+    let threads: Vec<_> = (0..3)
+        .map(|t| {
+            let (dec, docs) = (dec.clone(), docs.clone());
+            std::thread::spawn(move || {
+                (0..docs.len())
+                    .map(|i| (i + 7 * t) % docs.len())
+                    .map(|i| (i, format!("{:?}", outcome(dec.decode(&docs[i])))))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for t in threads {
+        for (i, got) in t.join().unwrap() {
+            assert!(got == format!("{:?}", fresh[i]), "document {i} on a thread");
+        }
+    }
+}

@@ -15,6 +15,7 @@ use std::sync::Arc;
 mod header;
 mod options;
 pub(crate) mod reader;
+mod scratch;
 
 pub use header::Header;
 
@@ -26,6 +27,7 @@ pub use options::{DecoderOptions, ThawOrder};
 pub(crate) use reader::string_over_limit;
 pub(crate) use reader::Forms;
 use reader::Reader;
+use scratch::Scratch;
 
 /// A THAW handler: the class and the values FREEZE returned, to the object.
 type ThawFn = dyn Fn(&Key, Vec<Value>) -> Result<Value>;
@@ -42,6 +44,12 @@ pub(crate) fn thaw(h: &Thaw, class: &Key, values: Vec<Value>) -> Result<Value> {
 
 /// A reusable decoder.
 ///
+/// A decoder keeps, from one decode to the next, the scratch space it read
+/// its largest hash of more than 64 entries in (16 bytes a key): a server
+/// that decodes such documents with one decoder allocates it once. It is
+/// freed with the decoder; [`decode`] and [`decode_bytes`] keep none. One
+/// decoder may decode on several threads at once.
+///
 /// ```
 /// use sereal::{encode, Decoder, Value};
 /// let doc = encode(&Value::array(["a", "b"])).unwrap();
@@ -56,6 +64,7 @@ pub struct Decoder {
     thaw_allowed: Option<ClassNames>,
     // Perl's predicate form of `thaw_allow_classes`
     thaw_allow_if: Option<ThawAllow>,
+    scratch: Scratch,
 }
 
 /// The predicate of [`Decoder::thaw_allow_if`].
@@ -100,9 +109,12 @@ pub fn decode_bytes(input: &Bytes) -> Result<Document> {
 }
 
 /// One default decoder for the process: it holds no handler, so it is the
-/// same on every thread.
+/// same on every thread, and keeps no scratch space between decodes.
 fn default_decoder() -> &'static Decoder {
-    static DEFAULT: std::sync::LazyLock<Decoder> = std::sync::LazyLock::new(Decoder::default);
+    static DEFAULT: std::sync::LazyLock<Decoder> = std::sync::LazyLock::new(|| Decoder {
+        scratch: Scratch::none(),
+        ..Decoder::default()
+    });
     &DEFAULT
 }
 
@@ -115,6 +127,7 @@ impl Decoder {
             thaw: ClassMap::default(),
             thaw_allowed,
             thaw_allow_if: None,
+            scratch: Scratch::kept(),
         }
     }
 

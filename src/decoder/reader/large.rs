@@ -45,6 +45,11 @@ enum Slot {
 }
 
 impl LargeKeys {
+    /// Lets go of the hashes and gives back the buffer of positions.
+    pub(super) fn into_positions(self) -> Vec<usize> {
+        self.pos
+    }
+
     /// Starts reading `h` (empty) as a large hash of `n` entries.
     fn open(&mut self, h: Hash, n: usize) {
         let hash = self.hashes.len();
@@ -141,6 +146,12 @@ impl Reader<'_, '_> {
         n: usize,
         start: usize,
     ) -> Result<()> {
+        if !self.scratch_taken {
+            // The first large hash: its buffers are the decoder's kept ones.
+            let b = self.scratch.take();
+            (self.key_hash, self.large.pos) = (b.key_hash, b.key_pos);
+            self.scratch_taken = true;
+        }
         self.large.open(std::mem::take(h), n);
         let read = self.read_large(n, start);
         let hash;
