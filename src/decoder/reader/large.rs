@@ -10,6 +10,7 @@
 //! hash read before.
 
 use super::{Reader, StrKind, UNSHARED_KEYS};
+use crate::decoder::scratch::{Buffers, Scratch};
 use crate::error::Result;
 use crate::protocol::{tag, TRACK_FLAG};
 use crate::value::{content_hash, Body, Hash, Key, KeyChunks, Ref, Value};
@@ -19,6 +20,12 @@ use crate::value::{content_hash, Body, Hash, Key, KeyChunks, Ref, Value};
 pub(super) struct LargeKeys {
     /// The position of every key of every large hash, in document order.
     pos: Vec<usize>,
+    /// The content hash of each key of the large hashes being read (a
+    /// stack: a hash read inside another pushes its keys' and pops them).
+    key_hash: Vec<u64>,
+    /// Whether `pos` and `key_hash` are the decoder's kept buffers, taken
+    /// at the first large hash, to be given back at the end.
+    taken: bool,
     /// Stretches of `pos` each of one hash: from `pos[at]` on, the keys of
     /// hash `hash` from its entry `entry` on. A hash read inside a value of
     /// another splits the outer hash's keys into two stretches.
@@ -45,9 +52,21 @@ enum Slot {
 }
 
 impl LargeKeys {
-    /// Lets go of the hashes and gives back the buffer of positions.
-    pub(super) fn into_positions(self) -> Vec<usize> {
-        self.pos
+    /// Works in the buffers `scratch` keeps, from the first large hash on.
+    fn take_buffers(&mut self, scratch: &Scratch) {
+        if !self.taken {
+            let b = scratch.take();
+            (self.key_hash, self.pos, self.taken) = (b.key_hash, b.key_pos, true);
+        }
+    }
+
+    /// Lets go of the hashes, and gives back the buffers taken from the
+    /// decoder's scratch, if any were.
+    pub(super) fn into_buffers(self) -> Option<Buffers> {
+        self.taken.then_some(Buffers {
+            key_hash: self.key_hash,
+            key_pos: self.pos,
+        })
     }
 
     /// Starts reading `h` (empty) as a large hash of `n` entries.
@@ -146,24 +165,19 @@ impl Reader<'_, '_> {
         n: usize,
         start: usize,
     ) -> Result<()> {
-        if !self.scratch_taken {
-            // The first large hash: its buffers are the decoder's kept ones.
-            let b = self.scratch.take();
-            (self.key_hash, self.large.pos) = (b.key_hash, b.key_pos);
-            self.scratch_taken = true;
-        }
+        self.large.take_buffers(self.scratch);
         self.large.open(std::mem::take(h), n);
         let read = self.read_large(n, start);
         let hash;
         (hash, *h) = self.large.close();
         read?;
-        let first = self.key_hash.len() - n;
-        let hashes = &self.key_hash[first..];
+        let first = self.large.key_hash.len() - n;
+        let hashes = &self.large.key_hash[first..];
         let r = match h.index_all(|i| hashes[i]) {
             Ok(()) => Ok(()),
             Err(i) => Err(self.duplicate_key(&h.entries()[i].0, self.large.position(hash, i))),
         };
-        self.key_hash.truncate(first);
+        self.large.key_hash.truncate(first);
         r
     }
 
@@ -173,10 +187,9 @@ impl Reader<'_, '_> {
         // The keys of a large hash are not interned (see `Key`), and are
         // allocated in chunks (see `KeyChunks`).
         let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n));
-        // The content hash of each key, taken while the key is at hand: a
-        // stack shared with the large hashes inside this one, grown once
-        // per hash (`n` is bounded by the bytes left).
-        self.key_hash.reserve(n);
+        // The content hash of each key is taken while the key is at hand;
+        // its stack grows once per hash (`n` is bounded by the bytes left).
+        self.large.key_hash.reserve(n);
         for _ in 0..n {
             // The hash of a new key is taken from the document's bytes: the
             // key's own copy was just written, and reading it back at once
@@ -189,7 +202,8 @@ impl Reader<'_, '_> {
                     None => Key::new(b, utf8),
                 }
             })?;
-            self.key_hash
+            self.large
+                .key_hash
                 .push(fresh.unwrap_or_else(|| k.content_hash()));
             self.large.pos.push(at);
             // The entry is made before its value is read, so that a key

@@ -1,7 +1,7 @@
 //! The body reader: tags to a value graph, with back-references, limits,
 //! depth and the cycles a document must free.
 
-use super::scratch::{Buffers, Scratch};
+use super::scratch::Scratch;
 use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{tag, Cursor, TRACK_FLAG};
@@ -46,14 +46,10 @@ pub(super) struct Reader<'a, 'o> {
     /// Hash keys and class names read so far, by position (increasing: the
     /// targets of key COPYs and OBJECTVs).
     keys: ReadKeys,
-    /// The content hash of each key of the large hashes being read.
-    key_hash: Vec<u64>,
     /// The keys of large hashes, by position (the targets of key COPYs).
     large: LargeKeys,
-    /// Where `key_hash` and `large`'s positions come from, at the first
-    /// large hash, and go back to at the end.
+    /// The decoder's kept buffers, which `large` works in.
     scratch: &'o Scratch,
-    scratch_taken: bool,
     classes: ReadKeys,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
@@ -142,10 +138,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             thaw_allow_if: dec.thaw_allow_if.as_deref(),
             tracked: None,
             keys: ReadKeys::default(),
-            key_hash: Vec::new(),
             large: LargeKeys::default(),
             scratch: &dec.scratch,
-            scratch_taken: false,
             classes: ReadKeys::default(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
@@ -245,12 +239,8 @@ impl<'a, 'o> Reader<'a, 'o> {
         drop(std::mem::take(&mut self.tracked));
         drop(std::mem::take(&mut self.weak_keep));
         drop(std::mem::take(&mut self.thaws));
-        let key_pos = std::mem::take(&mut self.large).into_positions();
-        if self.scratch_taken {
-            self.scratch.give(Buffers {
-                key_hash: std::mem::take(&mut self.key_hash),
-                key_pos,
-            });
+        if let Some(b) = std::mem::take(&mut self.large).into_buffers() {
+            self.scratch.give(b);
         }
         let forms = self.forms.take();
         let doc = Document::new(root, self.cycles, self.keep);
