@@ -175,26 +175,61 @@ fn key_chunks_are_freed_with_their_last_key() {
     near("a document sent to another thread");
 
     // A decoder of one's own keeps the scratch space of its largest hash
-    // for the next decode (16 bytes a key), and lets it go when dropped;
+    // for the next decode (16 bytes a key), and the full chunks that come
+    // back free, as many as one decode used (two: 3,000 keys are two full
+    // chunks of 1,024 and one of 952), and lets them go when dropped;
     // `decode`'s decoder, checked above, keeps none.
+    let chunk = 24 + 1024 * 32;
+    let kept_most = 3000 * 16 + 2 * chunk;
     let dec = Decoder::default();
     for _ in 0..3 {
         for bytes in [&sent_doc, &kept_doc, &docs[0].1] {
             drop(dec.decode(bytes).unwrap());
         }
     }
-    let now = heap();
+    let decoder_keeps = |what: &str| {
+        let now = heap();
+        assert!(
+            now.1 >= start.1 + kept_most,
+            "{what}: the decoder kept {} bytes",
+            now.1 as i64 - start.1 as i64
+        );
+        assert!(
+            now.0 <= start.0 + 20 && now.1 <= start.1 + kept_most + 4096,
+            "{what}: the decoder kept {} blocks, {} bytes",
+            now.0 as i64 - start.0 as i64,
+            now.1 as i64 - start.1 as i64
+        );
+    };
+    decoder_keeps("decodes dropped");
+
+    // The kept chunks are used again: a decode with the decoder allocates
+    // two chunks' worth less than one with a new decoder.
+    let allocated = |d: &Decoder| {
+        let before = dhat::HeapStats::get().total_bytes;
+        drop(d.decode(&sent_doc).unwrap());
+        dhat::HeapStats::get().total_bytes - before
+    };
+    let fresh = allocated(&Decoder::default());
+    let reused = allocated(&dec);
     assert!(
-        now.1 >= start.1 + 3000 * 16,
-        "the decoder kept {} bytes",
-        now.1 as i64 - start.1 as i64
+        reused + 2 * chunk as u64 <= fresh,
+        "a decode with kept chunks allocated {reused} bytes, with none {fresh}"
     );
-    assert!(
-        now.0 <= start.0 + 18 && now.1 <= start.1 + 3000 * 16 + 4096,
-        "the decoder kept {} blocks, {} bytes",
-        now.0 - start.0,
-        now.1 - start.1
-    );
+
+    // Documents held while others are decoded take new chunks; when they
+    // all go, from this thread or another, the decoder keeps no more than
+    // before.
+    let held: Vec<sereal::Document> = (0..3).map(|_| dec.decode(&kept_doc).unwrap()).collect();
+    let sent = dec.decode(&sent_doc).unwrap().into_send().unwrap();
+    std::thread::spawn(move || drop(sent.into_document()))
+        .join()
+        .unwrap();
+    for d in &held {
+        assert_eq!(keys_of(d).len(), 2500);
+    }
+    drop(held);
+    decoder_keeps("held documents dropped");
     drop(dec);
     near("a decoder dropped");
 }

@@ -45,9 +45,13 @@ pub(crate) fn thaw(h: &Thaw, class: &Key, values: Vec<Value>) -> Result<Value> {
 /// A reusable decoder.
 ///
 /// A decoder keeps, from one decode to the next, the scratch space it read
-/// its largest hash of more than 64 entries in (16 bytes a key): a server
-/// that decodes such documents with one decoder allocates it once. It is
-/// freed with the decoder; [`decode`] and [`decode_bytes`] keep none. One
+/// its largest hash of more than 64 entries in (16 bytes a key), and the
+/// blocks the keys of hashes of 256 entries or more were written in (32 KiB
+/// for 1,024 keys), as they come back free when the documents holding
+/// those keys are dropped, up to as many as one decode has used: a server
+/// that decodes such documents with one decoder allocates them once, and
+/// writes each document's keys into memory already in use. Both are freed
+/// with the decoder; [`decode`] and [`decode_bytes`] keep none. One
 /// decoder may decode on several threads at once.
 ///
 /// ```

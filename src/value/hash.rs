@@ -81,6 +81,13 @@ impl Hash {
         })))
     }
 
+    /// An empty hash with room for `n` entries and no index, for
+    /// [`Hash::push_unindexed`] and [`Hash::index_all`] to fill: an index
+    /// made now would be thrown away by `index_all`.
+    pub(crate) fn unindexed(n: usize) -> Hash {
+        Hash(Repr::Small(Vec::with_capacity(n)))
+    }
+
     /// The number of entries.
     #[inline]
     pub fn len(&self) -> usize {
@@ -251,10 +258,13 @@ impl Hash {
     /// was made, so indexing does not read every key again); gives the
     /// position of the first entry whose key repeats an earlier one.
     pub(crate) fn index_all(&mut self, hash: impl Fn(usize) -> u64) -> Result<(), usize> {
-        if let Repr::Small(v) = &self.0 {
-            if let Some(i) = (1..v.len()).find(|&i| v[..i].iter().any(|(k, _)| k == &v[i].0)) {
-                return Err(i);
+        match &self.0 {
+            // A hash scanned, not indexed: `reindex_with` does not check it.
+            Repr::Small(v) if v.len() <= SCAN_LIMIT => {
+                let dup = (1..v.len()).find(|&i| v[..i].iter().any(|(k, _)| k == &v[i].0));
+                return dup.map_or(Ok(()), Err);
             }
+            _ => {}
         }
         self.reindex_with(|i, _| hash(i), |j, h| hash(j) == h)
     }

@@ -12,12 +12,18 @@
 //! one chunk may end up in graphs on different threads, so a chunk counts
 //! its boxes in use atomically.
 
+//! A decoder keeps the full chunks that come back free in a [`ChunkPool`]
+//! and hands them out again: the next document's keys are written into
+//! memory already mapped and cached, as Perl's arenas reuse theirs, instead
+//! of memory the allocator may have just given back to the system.
+
 use super::key::KeyInner;
 use super::str::Str;
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::cell::Cell;
 use std::ptr::{addr_of_mut, NonNull};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// A key's allocation: its count of handles, where it sits, and the key.
 /// Aligned to 8, so that a long key's heap pointer is aligned (see `Str`).
@@ -42,6 +48,9 @@ struct ChunkHead {
     live: AtomicUsize,
     /// How many boxes it has.
     boxes: usize,
+    /// The pool it goes back to when its last box is freed (a full chunk
+    /// made for a decoder that keeps chunks), if that pool is still there.
+    pool: Option<Weak<ChunkPool>>,
 }
 
 /// The layout of a chunk of `boxes` boxes, and where its boxes start.
@@ -147,8 +156,95 @@ impl ChunkHead {
             return;
         }
         fence(Ordering::Acquire);
+        if let Some(pool) = head.as_ref().pool.as_ref().and_then(Weak::upgrade) {
+            if pool.keep(head) {
+                return;
+            }
+        }
+        Self::free(head);
+    }
+
+    /// Frees a chunk.
+    ///
+    /// # Safety
+    /// `head` must be a chunk made by [`KeyChunks`] with no box in use and
+    /// no use left.
+    unsafe fn free(head: NonNull<ChunkHead>) {
         let boxes = head.as_ref().boxes;
+        std::ptr::drop_in_place(addr_of_mut!((*head.as_ptr()).pool));
         dealloc(head.as_ptr().cast(), chunk_layout(boxes).0);
+    }
+}
+
+/// The full chunks a decoder keeps for its next documents' keys.
+///
+/// A chunk whose last key is dropped comes back here (from whichever
+/// thread drops it) while the decoder is alive, up to as many chunks as
+/// one decode has used at most; the rest, and all of them when the
+/// decoder goes, are freed.
+pub(crate) struct ChunkPool {
+    free: Mutex<FreeChunks>,
+    /// The most full chunks one decode has used.
+    cap: AtomicUsize,
+}
+
+/// Chunks with no box in use.
+struct FreeChunks(Vec<NonNull<ChunkHead>>);
+
+// SAFETY: a chunk listed here has no box in use and no use left: nothing
+// else points into it, and whoever takes it from the list owns it.
+unsafe impl Send for FreeChunks {}
+
+impl ChunkPool {
+    /// A pool that keeps nothing until a decode says how many chunks it used.
+    pub(crate) fn new() -> Arc<ChunkPool> {
+        Arc::new(ChunkPool {
+            free: Mutex::new(FreeChunks(Vec::new())),
+            cap: AtomicUsize::new(0),
+        })
+    }
+
+    /// Lets the pool keep as many chunks as one decode just used, if that
+    /// is more than it keeps now.
+    pub(crate) fn note_used(&self, chunks: usize) {
+        self.cap.fetch_max(chunks, Ordering::Relaxed);
+    }
+
+    fn list(&self) -> std::sync::MutexGuard<'_, FreeChunks> {
+        // The list is never left half-changed: a panic cannot poison it.
+        self.free.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A kept chunk, if there is one.
+    fn take(&self) -> Option<NonNull<ChunkHead>> {
+        self.list().0.pop()
+    }
+
+    /// Keeps the full chunk `head` (no box in use) unless as many as the
+    /// cap are kept already.
+    fn keep(&self, head: NonNull<ChunkHead>) -> bool {
+        let mut list = self.list();
+        if list.0.len() >= self.cap.load(Ordering::Relaxed) {
+            return false;
+        }
+        list.0.push(head);
+        true
+    }
+}
+
+impl Drop for ChunkPool {
+    fn drop(&mut self) {
+        let list = std::mem::take(
+            &mut self
+                .free
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .0,
+        );
+        for head in list {
+            // SAFETY: a kept chunk has no box in use and no use left.
+            unsafe { ChunkHead::free(head) };
+        }
     }
 }
 
@@ -161,17 +257,29 @@ pub(crate) struct KeyChunks {
     boxes: usize,
     /// How many more boxes may be asked for (the keys the hash has left).
     left: usize,
+    /// Where full chunks are taken from and go back to, if anywhere.
+    pool: Option<Arc<ChunkPool>>,
+    /// How many full chunks this has used.
+    full: usize,
 }
 
 impl KeyChunks {
-    /// Chunks for at most `keys` keys; the first box makes the first chunk.
-    pub(crate) fn new(keys: usize) -> KeyChunks {
+    /// Chunks for at most `keys` keys, taken from `pool` while it has any
+    /// (and full ones made for it); the first box takes the first chunk.
+    pub(crate) fn new(keys: usize, pool: Option<Arc<ChunkPool>>) -> KeyChunks {
         KeyChunks {
             head: None,
             next: 0,
             boxes: 0,
             left: keys,
+            pool,
+            full: 0,
         }
+    }
+
+    /// How many full chunks this has used, taken or made.
+    pub(crate) fn full_chunks(&self) -> usize {
+        self.full
     }
 
     /// A box with one handle, holding an empty key with these flags.
@@ -197,13 +305,32 @@ impl KeyChunks {
         }
     }
 
-    /// Lets go of the current chunk and makes a new one, of as many boxes
-    /// as are left to ask for (at least one, at most `CHUNK_KEYS`).
+    /// Lets go of the current chunk and takes a kept one, or makes one of
+    /// as many boxes as are left to ask for (at least one, at most
+    /// `CHUNK_KEYS`).
     #[cold]
     fn grow(&mut self) {
         self.let_go();
+        if let Some(head) = self.pool.as_ref().and_then(|p| p.take()) {
+            // SAFETY: a kept chunk is full-size, with no box in use and no
+            // use left: this owns it, and its boxes become its uses again.
+            unsafe { head.as_ref() }
+                .live
+                .store(CHUNK_KEYS, Ordering::Relaxed);
+            self.left -= CHUNK_KEYS.min(self.left);
+            self.full += 1;
+            (self.head, self.next, self.boxes) = (Some(head), 0, CHUNK_KEYS);
+            return;
+        }
         let boxes = self.left.clamp(1, CHUNK_KEYS);
         self.left -= boxes.min(self.left);
+        let pool = match &self.pool {
+            Some(pool) if boxes == CHUNK_KEYS => {
+                self.full += 1;
+                Some(Arc::downgrade(pool))
+            }
+            _ => None,
+        };
         let (layout, _) = chunk_layout(boxes);
         // SAFETY: the layout has a non-zero size (its header).
         let p = unsafe { alloc(layout) }.cast::<ChunkHead>();
@@ -217,6 +344,7 @@ impl KeyChunks {
             p.write(ChunkHead {
                 live: AtomicUsize::new(boxes),
                 boxes,
+                pool,
             })
         };
         self.head = Some(head);
@@ -248,7 +376,7 @@ mod tests {
     #[test]
     fn a_box_is_32_bytes() {
         assert_eq!(std::mem::size_of::<KeyBox>(), 32);
-        assert_eq!(boxes_start(), 16);
+        assert_eq!(boxes_start(), 24);
     }
 
     /// Keys of several chunks (short ones and heap-held long ones), some
@@ -266,7 +394,7 @@ mod tests {
                 format!("k{i}")
             }
         };
-        let mut chunks = KeyChunks::new(n + 3);
+        let mut chunks = KeyChunks::new(n + 3, None);
         let mut keys: Vec<Key> = (0..n)
             .map(|i| Key::unshared_in(&mut chunks, name(i).as_bytes(), i.is_multiple_of(3)))
             .collect();
@@ -301,5 +429,60 @@ mod tests {
             assert_eq!(k.as_bytes(), name(13 * j).as_bytes());
             assert!(!k.may_repeat());
         }
+    }
+
+    /// Full chunks go back to their pool with their last key, up to the
+    /// pool's cap, and are handed out again; a chunk whose pool is gone
+    /// frees itself; the pool frees what it keeps when it goes (Miri checks
+    /// that nothing is used after it is freed and nothing leaks).
+    #[test]
+    fn pooled_chunks_are_reused_and_freed() {
+        let pool = ChunkPool::new();
+        let make = |n: usize, tag: &str| {
+            let mut chunks = KeyChunks::new(n, Some(Arc::clone(&pool)));
+            let keys: Vec<Key> = (0..n)
+                .map(|i| Key::unshared_in(&mut chunks, format!("{tag}{i}").as_bytes(), false))
+                .collect();
+            (keys, chunks.full_chunks())
+        };
+        let kept = |pool: &ChunkPool| pool.list().0.len();
+        // Two full chunks and one of 5 boxes; the pool keeps nothing
+        // before a decode has said how many it used.
+        let (first, full) = make(2 * CHUNK_KEYS + 5, "a");
+        assert_eq!(full, 2);
+        drop(first);
+        assert_eq!(kept(&pool), 0);
+        pool.note_used(full);
+        let (second, _) = make(2 * CHUNK_KEYS + 5, "b");
+        let addrs: Vec<usize> = [0, CHUNK_KEYS].map(|i| second[i].addr()).into();
+        drop(second);
+        assert_eq!(kept(&pool), 2);
+        // The kept chunks come back, a full one even for a few keys.
+        let (third, full) = make(3, "c");
+        let (fourth, _) = make(CHUNK_KEYS + 1, "d");
+        assert_eq!(full, 1);
+        assert_eq!(kept(&pool), 0);
+        let mut reused = vec![third[0].addr(), fourth[0].addr()];
+        reused.sort();
+        let mut expected = addrs.clone();
+        expected.sort();
+        assert_eq!(reused, expected);
+        assert_eq!(third[2].as_bytes(), b"c2");
+        assert_eq!(
+            fourth[CHUNK_KEYS].as_bytes(),
+            format!("d{CHUNK_KEYS}").as_bytes()
+        );
+        // No more than the cap is kept.
+        let (fifth, _) = make(3 * CHUNK_KEYS, "e");
+        drop((third, fourth, fifth));
+        assert_eq!(kept(&pool), 2);
+        // Keys outliving their pool free their chunks themselves.
+        let (last, _) = make(CHUNK_KEYS + 7, "f");
+        drop(pool);
+        assert_eq!(
+            last[CHUNK_KEYS + 6].as_bytes(),
+            format!("f{}", CHUNK_KEYS + 6).as_bytes()
+        );
+        drop(last);
     }
 }

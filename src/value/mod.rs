@@ -45,7 +45,7 @@ pub use self::hash::Hash;
 pub(crate) use self::key::content_hash;
 pub use self::key::Key;
 pub(crate) use self::key::{ClassMap, ClassNames};
-pub(crate) use self::keybox::KeyChunks;
+pub(crate) use self::keybox::{ChunkPool, KeyChunks};
 pub use self::send::{NotSendable, SendDocument};
 #[cfg(feature = "json")]
 pub(crate) use self::str::latin1_to_string;

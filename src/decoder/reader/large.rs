@@ -37,6 +37,8 @@ pub(super) struct LargeKeys {
     open: Vec<(usize, Hash)>,
     /// The hash read last, until its node is known.
     unplaced: Option<usize>,
+    /// The full key chunks the document's large hashes used.
+    full_chunks: usize,
 }
 
 struct Run {
@@ -58,6 +60,11 @@ impl LargeKeys {
             let b = scratch.take();
             (self.key_hash, self.pos, self.taken) = (b.key_hash, b.key_pos, true);
         }
+    }
+
+    /// The full key chunks the document's large hashes used.
+    pub(super) fn full_chunks(&self) -> usize {
+        self.full_chunks
     }
 
     /// Lets go of the hashes, and gives back the buffers taken from the
@@ -186,7 +193,19 @@ impl Reader<'_, '_> {
     fn read_large(&mut self, n: usize, start: usize) -> Result<()> {
         // The keys of a large hash are not interned (see `Key`), and are
         // allocated in chunks (see `KeyChunks`).
-        let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n));
+        let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n, self.scratch.chunks()));
+        let read = self.read_large_in(n, start, chunks.as_mut());
+        self.large.full_chunks += chunks.map_or(0, |c| c.full_chunks());
+        read
+    }
+
+    /// [`Reader::read_large`], the keys in `chunks` if there are any.
+    fn read_large_in(
+        &mut self,
+        n: usize,
+        start: usize,
+        mut chunks: Option<&mut KeyChunks>,
+    ) -> Result<()> {
         // The content hash of each key is taken while the key is at hand;
         // its stack grows once per hash (`n` is bounded by the bytes left).
         self.large.key_hash.reserve(n);
@@ -197,7 +216,7 @@ impl Reader<'_, '_> {
             let mut fresh = None;
             let (k, at, _) = self.read_key(start, |b, utf8| {
                 fresh = Some(content_hash(utf8, b));
-                match &mut chunks {
+                match chunks.as_deref_mut() {
                     Some(chunks) => Key::unshared_in(chunks, b, utf8),
                     None => Key::new(b, utf8),
                 }

@@ -239,7 +239,9 @@ impl<'a, 'o> Reader<'a, 'o> {
         drop(std::mem::take(&mut self.tracked));
         drop(std::mem::take(&mut self.weak_keep));
         drop(std::mem::take(&mut self.thaws));
-        if let Some(b) = std::mem::take(&mut self.large).into_buffers() {
+        let large = std::mem::take(&mut self.large);
+        self.scratch.used_chunks(large.full_chunks());
+        if let Some(b) = large.into_buffers() {
             self.scratch.give(b);
         }
         let forms = self.forms.take();
@@ -421,7 +423,12 @@ impl<'a, 'o> Reader<'a, 'o> {
                     Body::Array(a)
                 } else {
                     let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
-                    let mut h = Hash::with_capacity(n);
+                    // A large hash is indexed after its entries are read.
+                    let mut h = if n > BATCH_INDEX {
+                        Hash::unindexed(n)
+                    } else {
+                        Hash::with_capacity(n)
+                    };
                     self.grow(|r| r.hash_entries(&mut h, n, at))?;
                     Body::Hash(h)
                 };
@@ -522,7 +529,7 @@ impl<'a, 'o> Reader<'a, 'o> {
     }
 
     /// Reads the `n` entries of the hash whose tag is at `start` into `h`,
-    /// made by `Hash::with_capacity(n)`.
+    /// made by `Hash::unindexed(n)` when it is large.
     fn hash_entries(&mut self, h: &mut Hash, n: usize, start: usize) -> Result<()> {
         if n > BATCH_INDEX {
             return self.large_hash_entries(h, n, start);
