@@ -17,19 +17,21 @@ impl Buffers {
     }
 }
 
-/// Buffers and key chunks kept for the next decode, or none kept
+/// Buffers and chunks kept for the next decode, or none kept
 /// (`sereal::decode`'s decoder, shared by the whole process, keeps nothing).
 ///
 /// A decode takes the buffers when it first needs them and gives them back
 /// emptied when it ends; a decode that finds them taken (another thread is
 /// decoding with the same decoder) works in buffers of its own, and the
-/// larger of the two sets is kept. The key chunks of large hashes come
-/// back to the pool as the documents whose keys they hold are dropped.
+/// larger of the two sets is kept. The chunks of nodes, and of the keys of
+/// large hashes, come back to their pools as the documents they hold are
+/// dropped.
 pub(crate) struct Scratch(Option<Kept>);
 
 struct Kept {
     buffers: Mutex<Buffers>,
-    chunks: Arc<ChunkPool>,
+    keys: Arc<ChunkPool>,
+    nodes: Arc<ChunkPool>,
 }
 
 impl Scratch {
@@ -37,7 +39,8 @@ impl Scratch {
     pub(crate) fn kept() -> Scratch {
         Scratch(Some(Kept {
             buffers: Mutex::default(),
-            chunks: ChunkPool::new(),
+            keys: ChunkPool::new(),
+            nodes: ChunkPool::new(),
         }))
     }
 
@@ -56,15 +59,21 @@ impl Scratch {
     }
 
     /// The pool key chunks are taken from, if chunks are kept.
-    pub(crate) fn chunks(&self) -> Option<Arc<ChunkPool>> {
-        self.0.as_ref().map(|k| Arc::clone(&k.chunks))
+    pub(crate) fn key_chunks(&self) -> Option<Arc<ChunkPool>> {
+        self.0.as_ref().map(|k| Arc::clone(&k.keys))
     }
 
-    /// Notes that a decode used `n` full key chunks: the pool keeps as
-    /// many as one decode used at most.
-    pub(crate) fn used_chunks(&self, n: usize) {
+    /// The pool node chunks are taken from, if chunks are kept.
+    pub(crate) fn node_chunks(&self) -> Option<Arc<ChunkPool>> {
+        self.0.as_ref().map(|k| Arc::clone(&k.nodes))
+    }
+
+    /// Notes that a decode used this many full chunks of keys and of
+    /// nodes: each pool keeps as many as one decode used at most.
+    pub(crate) fn used_chunks(&self, keys: usize, nodes: usize) {
         if let Some(k) = &self.0 {
-            k.chunks.note_used(n);
+            k.keys.note_used(keys);
+            k.nodes.note_used(nodes);
         }
     }
 

@@ -1,8 +1,7 @@
 //! How the writer counts the references to a slot's node, and the copies
 //! of bodies the Snapshot policy writes from.
 
-use crate::value::{Body, Key, Node, Value};
-use std::rc::Rc;
+use crate::value::{Body, Key, NodeRc, Value};
 
 /// How to read the reference count of a slot's node as Perl would: the
 /// live strong count less the `own` handles the encoder itself holds on it,
@@ -30,15 +29,15 @@ impl Held {
     }
 
     #[inline]
-    pub(super) fn count(self, rc: &Rc<Node>) -> usize {
-        Rc::strong_count(rc)
+    pub(super) fn count(self, rc: &NodeRc) -> usize {
+        NodeRc::strong_count(rc)
             .saturating_sub(self.own)
             .max(self.floor)
     }
 }
 
 /// The node a slot holds a strong handle on, if any.
-fn slot_node(v: &Value) -> Option<&Rc<Node>> {
+fn slot_node(v: &Value) -> Option<&NodeRc> {
     match v {
         Value::Ref(r) | Value::Alias(r) => Some(&r.0),
         _ => None,
@@ -62,14 +61,14 @@ fn slots(body: &Body) -> impl Iterator<Item = &Value> {
 /// slots' nodes.
 pub(super) fn snapshot(body: &Body) -> (Body, Vec<Held>) {
     let before: Vec<usize> = slots(body)
-        .map(|v| slot_node(v).map_or(0, Rc::strong_count))
+        .map(|v| slot_node(v).map_or(0, NodeRc::strong_count))
         .collect();
     let copy = body.clone();
     let held = slots(&copy)
         .zip(before)
         .map(|(v, floor)| match slot_node(v) {
             Some(rc) => Held {
-                own: Rc::strong_count(rc) - floor,
+                own: NodeRc::strong_count(rc) - floor,
                 floor,
             },
             None => Held::GRAPH,

@@ -7,11 +7,10 @@
 //! nodes and keys alive ([`Retained`]) belong to one body's writing and are
 //! dropped with it.
 
-use crate::value::{string_to_latin1, Key, Node};
+use crate::value::{string_to_latin1, Key, Node, NodeRc};
 use hashbrown::hash_map::Entry;
 use hashbrown::{HashMap, HashTable};
 use std::hash::{BuildHasher, Hasher};
-use std::rc::Rc;
 
 /// The hasher for tables keyed by addresses: one multiply.
 #[derive(Default, Clone, Copy)]
@@ -193,7 +192,7 @@ pub(super) struct Retained {
     /// next callback boundary (their drop may run user code, which must
     /// find the containers being written locked) or with the body.
     released: Vec<Vec<crate::Value>>,
-    nodes: Vec<Rc<Node>>,
+    nodes: Vec<NodeRc>,
     keys: Vec<Key>,
 }
 
@@ -233,10 +232,10 @@ pub(super) const IMMORTAL_KEYS: usize = 256;
 ///
 /// # Safety
 /// `addr` must be the address of a live node owned by an `Rc`.
-unsafe fn node_handle(addr: usize) -> Rc<Node> {
+unsafe fn node_handle(addr: usize) -> NodeRc {
     let p = addr as *const Node;
-    Rc::increment_strong_count(p);
-    Rc::from_raw(p)
+    NodeRc::increment_strong_count(p);
+    NodeRc::from_raw(p)
 }
 
 impl Seen {

@@ -8,9 +8,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::guard::Scope;
-use crate::value::{Body, ClassNames, Key, Node, Value};
+use crate::value::{Body, ClassNames, Key, Node, NodeRc, Value};
 use hashbrown::hash_map::Entry;
-use std::rc::Rc;
 
 mod freeze;
 mod scalars;
@@ -260,7 +259,7 @@ impl<'e> Writer<'e> {
                         // no user code runs in this encode, so it stays alive;
                         // `ManuallyDrop` keeps the count as it was.
                         let node =
-                            std::mem::ManuallyDrop::new(unsafe { Rc::from_raw(w.0.as_ptr()) });
+                            std::mem::ManuallyDrop::new(unsafe { NodeRc::from_raw(w.0.as_ptr()) });
                         self.write_ref(&node, Held::GRAPH, true)?;
                     }
                     self.depth -= 1;
@@ -282,9 +281,9 @@ impl<'e> Writer<'e> {
     /// callback could have dropped its other handles; so the lookup is
     /// skipped for it.
     #[inline]
-    fn was_written(&self, rc: &Rc<Node>) -> bool {
-        (Rc::strong_count(rc) > 1 || Rc::weak_count(rc) > 0)
-            && self.seen.refs.contains_key(&(Rc::as_ptr(rc) as usize))
+    fn was_written(&self, rc: &NodeRc) -> bool {
+        (NodeRc::strong_count(rc) > 1 || NodeRc::weak_count(rc) > 0)
+            && self.seen.refs.contains_key(&(NodeRc::as_ptr(rc) as usize))
     }
 
     /// Writes a slot that is the node itself (`Value::Alias`).
@@ -299,8 +298,8 @@ impl<'e> Writer<'e> {
     /// as its content, as Perl writes a blessed scalar: a reference to it
     /// later in the document carries its class (`OBJECT class REFP`); with a
     /// FREEZE handler for its class it is written as a frozen object.
-    fn write_alias(&mut self, rc: &Rc<Node>, held: Held) -> Result<()> {
-        let addr = Rc::as_ptr(rc) as usize;
+    fn write_alias(&mut self, rc: &NodeRc, held: Held) -> Result<()> {
+        let addr = NodeRc::as_ptr(rc) as usize;
         let written = self.was_written(rc);
         if written {
             // An ALIAS; tracked as what was written (FREEZE values, say).
@@ -331,14 +330,14 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes a reference (strong, or weak with `weak`) to a node.
-    fn write_ref(&mut self, rc: &Rc<Node>, held: Held, weak: bool) -> Result<()> {
+    fn write_ref(&mut self, rc: &NodeRc, held: Held, weak: bool) -> Result<()> {
         // An unblessed container only this slot holds (not a Snapshot
         // copy's): nothing to track or look up, and its short form when it
         // has one, as the general path below writes it.
         if !self.snapshot
             && !weak
-            && Rc::strong_count(rc) == 1
-            && Rc::weak_count(rc) == 0
+            && NodeRc::strong_count(rc) == 1
+            && NodeRc::weak_count(rc) == 0
             && self.pads.is_empty()
         {
             // SAFETY: as for `track`: no callback runs while the body is
@@ -348,7 +347,7 @@ impl<'e> Writer<'e> {
             if class.is_none() && matches!(body, Body::Array(_) | Body::Hash(_)) {
                 self.out.push(tag::REFN);
                 if self.guarded {
-                    self.mark_active(Rc::as_ptr(rc) as usize);
+                    self.mark_active(NodeRc::as_ptr(rc) as usize);
                 }
                 let short_form = !self.opts.canonical_refs;
                 return Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, short_form));
@@ -358,7 +357,7 @@ impl<'e> Writer<'e> {
         if weak {
             weak_ofs = self.offset();
             self.out.push(tag::WEAKEN);
-        } else if !self.pads.is_empty() && self.pads.contains(&(Rc::as_ptr(rc) as usize)) {
+        } else if !self.pads.is_empty() && self.pads.contains(&(NodeRc::as_ptr(rc) as usize)) {
             self.out.push(tag::PAD);
         }
         let mut rewrite = self.out.len();
@@ -369,7 +368,7 @@ impl<'e> Writer<'e> {
         // ARRAY, as in Perl), or a frozen body. A blessed scalar keeps its
         // class before the REFP, as in Perl; once written (as a slot, say)
         // it is not frozen again, since its content is already written.
-        let addr = Rc::as_ptr(rc) as usize;
+        let addr = NodeRc::as_ptr(rc) as usize;
         let written = self.was_written(rc);
         // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
         let frozen_before = written && self.retained.is_frozen(addr);
@@ -453,7 +452,7 @@ impl<'e> Writer<'e> {
     #[inline]
     fn track<'n>(
         &mut self,
-        rc: &'n Rc<Node>,
+        rc: &'n NodeRc,
         held: Held,
         weak_ofs: u64,
         via: Via,
@@ -477,7 +476,7 @@ impl<'e> Writer<'e> {
         // address).
         let weak_key = match immortal {
             Some(t) => Some(usize::from(t)),
-            None => (Rc::weak_count(rc) > 0).then_some(addr),
+            None => (NodeRc::weak_count(rc) > 0).then_some(addr),
         };
         if let Some(key) = weak_key {
             match self.seen.weak.entry(key) {
@@ -494,7 +493,7 @@ impl<'e> Writer<'e> {
                 }
             }
         }
-        if Rc::weak_count(rc) > 0 {
+        if NodeRc::weak_count(rc) > 0 {
             refcount += 1;
         }
         if frozen {
@@ -539,7 +538,7 @@ impl<'e> Writer<'e> {
                         && !frozen
                         && is_dedupe_string(body)
                     {
-                        let handles = strong + Rc::weak_count(rc);
+                        let handles = strong + NodeRc::weak_count(rc);
                         self.seen.copy_targets.insert(here as usize, handles - 1);
                     }
                 }
@@ -566,7 +565,7 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes a node reached through a reference or as the slot itself.
-    fn write_node(&mut self, rc: &Rc<Node>, held: Held, weak_ofs: u64, via: Via) -> Result<()> {
+    fn write_node(&mut self, rc: &NodeRc, held: Held, weak_ofs: u64, via: Via) -> Result<()> {
         let Some((body, refcount)) = self.track(rc, held, weak_ofs, via, false)? else {
             return Ok(());
         };
@@ -577,7 +576,7 @@ impl<'e> Writer<'e> {
             return self.write_body(&copy, |i| held[i], short_form);
         }
         if self.guarded {
-            self.mark_active(Rc::as_ptr(rc) as usize);
+            self.mark_active(NodeRc::as_ptr(rc) as usize);
         }
         self.write_body(body, |_| Held::GRAPH, short_form)
     }

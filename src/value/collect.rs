@@ -3,12 +3,11 @@
 //! which breaks every cycle among them; nodes still held from outside, and
 //! everything they reach, stay whole.
 
-use super::{Body, Node, Ref, Value};
+use super::{Body, Node, NodeRc, Ref, Value};
 use hashbrown::HashMap;
-use std::rc::Rc;
 
 /// The strong handles a body holds on other nodes.
-fn children(body: &Body, mut f: impl FnMut(&Rc<Node>)) {
+fn children(body: &Body, mut f: impl FnMut(&NodeRc)) {
     let mut slot = |v: &Value| {
         if let Value::Ref(r) | Value::Alias(r) = v {
             f(&r.0);
@@ -33,11 +32,11 @@ pub(crate) fn collect_cycles(candidates: &[Ref]) {
     // held inside the subgraph or about to be released (and less the walk's
     // own handle on it).
     let mut index: HashMap<*const Node, usize> = HashMap::new();
-    let mut nodes: Vec<Rc<Node>> = Vec::new();
+    let mut nodes: Vec<NodeRc> = Vec::new();
     let mut external: Vec<isize> = Vec::new();
-    let mut reach = |rc: &Rc<Node>, nodes: &mut Vec<Rc<Node>>, external: &mut Vec<isize>| {
-        let i = *index.entry(Rc::as_ptr(rc)).or_insert_with(|| {
-            external.push(Rc::strong_count(rc) as isize);
+    let mut reach = |rc: &NodeRc, nodes: &mut Vec<NodeRc>, external: &mut Vec<isize>| {
+        let i = *index.entry(NodeRc::as_ptr(rc)).or_insert_with(|| {
+            external.push(NodeRc::strong_count(rc) as isize);
             nodes.push(rc.clone());
             nodes.len() - 1
         });
@@ -78,7 +77,7 @@ pub(crate) fn collect_cycles(candidates: &[Ref]) {
         // SAFETY: as in the walk above.
         if let Ok(body) = unsafe { nodes[i].body_unguarded() } {
             children(body, |child| {
-                let j = index[&Rc::as_ptr(child)];
+                let j = index[&NodeRc::as_ptr(child)];
                 if !live[j] {
                     stack.push(j);
                 }

@@ -24,6 +24,7 @@
 
 mod access;
 mod array;
+mod chunks;
 pub(crate) mod collect;
 mod convert;
 mod document;
@@ -33,19 +34,21 @@ pub(crate) mod guard;
 mod hash;
 mod key;
 mod keybox;
-mod place;
+mod noderc;
 mod send;
 #[cfg(feature = "serde")]
 mod serde;
 mod str;
 
 pub use self::array::Array;
+pub(crate) use self::chunks::ChunkPool;
 pub use self::document::Document;
 pub use self::hash::Hash;
 pub(crate) use self::key::content_hash;
 pub use self::key::Key;
 pub(crate) use self::key::{ClassMap, ClassNames};
-pub(crate) use self::keybox::{ChunkPool, KeyChunks};
+pub(crate) use self::keybox::KeyChunks;
+pub(crate) use self::noderc::{NodeChunks, NodeRc, NodeWeak};
 pub use self::send::{NotSendable, SendDocument};
 #[cfg(feature = "json")]
 pub(crate) use self::str::latin1_to_string;
@@ -55,7 +58,7 @@ pub use self::str::Str;
 
 use crate::error::{Error, ErrorKind, Result};
 use std::cell::{self, RefCell, UnsafeCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 /// One slot of a Sereal document: a scalar, or a handle on a [`Node`].
 ///
@@ -268,7 +271,7 @@ pub struct Regexp {
 /// assert!(encode(&both).unwrap().contains(&0x29));
 /// ```
 #[derive(Clone)]
-pub struct Ref(pub(crate) Rc<Node>);
+pub struct Ref(pub(crate) NodeRc);
 
 /// A weak handle on a [`Node`]; see [`Value::Weak`].
 ///
@@ -282,7 +285,7 @@ pub struct Ref(pub(crate) Rc<Node>);
 /// assert!(up.upgrade().is_none()); // freed: the weak link held nothing
 /// ```
 #[derive(Clone)]
-pub struct WeakRef(pub(crate) Weak<Node>);
+pub struct WeakRef(pub(crate) NodeWeak);
 
 impl Drop for Node {
     fn drop(&mut self) {
@@ -292,7 +295,7 @@ impl Drop for Node {
         take_children(self.body.get_mut(), &mut stack);
         while let Some(v) = stack.pop() {
             if let Value::Ref(r) | Value::Alias(r) = v {
-                if let Ok(mut node) = Rc::try_unwrap(r.0) {
+                if let Ok(mut node) = NodeRc::try_unwrap(r.0) {
                     take_children(node.body.get_mut(), &mut stack);
                 }
             }
@@ -337,27 +340,34 @@ fn mutation_refused(node: &Node) -> Error {
 impl Ref {
     /// A new node with `body`.
     pub fn new(body: Body) -> Ref {
-        Ref(Rc::new(Node {
+        Ref(NodeRc::written(|| Node {
             class: UnsafeCell::new(None),
             body: RefCell::new(body),
         }))
     }
 
-    /// A new node with `body`, which `fill` completes in place before any
-    /// other handle exists: what it reads lands in the node's memory, with
-    /// no move of the body once it is read.
+    /// A new node with `body`, in a box of `chunks` (see `Chunks`).
     #[inline(always)]
-    pub(crate) fn filled<E>(
-        body: Body,
-        fill: impl FnOnce(&mut Body) -> Result<(), E>,
-    ) -> Result<Ref, E> {
-        let mut rc = place::rc_written(|| Node {
+    pub(crate) fn new_in(chunks: &mut NodeChunks, body: Body) -> Ref {
+        Ref(NodeRc::written_in(chunks, || Node {
             class: UnsafeCell::new(None),
             body: RefCell::new(body),
-        });
-        let node = Rc::get_mut(&mut rc).expect("a new node is unique");
-        fill(node.body.get_mut())?;
-        Ok(Ref(rc))
+        }))
+    }
+
+    /// Completes the body of a new node in place, before any other handle
+    /// exists: what `fill` reads lands in the node's memory, with no move
+    /// of the body once it is read.
+    ///
+    /// # Panics
+    /// If another handle on the node exists.
+    #[inline(always)]
+    pub(crate) fn fill<E>(
+        &mut self,
+        fill: impl FnOnce(&mut Body) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let node = NodeRc::get_mut(&mut self.0).expect("a new node is unique");
+        fill(node.body.get_mut())
     }
 
     /// A new array node.
@@ -498,27 +508,27 @@ impl Ref {
 
     /// A weak handle on the same node.
     pub fn downgrade(&self) -> WeakRef {
-        WeakRef(Rc::downgrade(&self.0))
+        WeakRef(NodeRc::downgrade(&self.0))
     }
 
     /// Whether two handles are on the same node.
     pub fn ptr_eq(&self, other: &Ref) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
+        NodeRc::ptr_eq(&self.0, &other.0)
     }
 
     /// The number of strong handles on the node.
     pub fn strong_count(&self) -> usize {
-        Rc::strong_count(&self.0)
+        NodeRc::strong_count(&self.0)
     }
 
     /// The number of weak handles on the node.
     pub fn weak_count(&self) -> usize {
-        Rc::weak_count(&self.0)
+        NodeRc::weak_count(&self.0)
     }
 
     #[inline]
     pub(crate) fn addr(&self) -> usize {
-        Rc::as_ptr(&self.0) as usize
+        NodeRc::as_ptr(&self.0) as usize
     }
 
     pub(crate) fn set_body(&self, body: Body) {

@@ -1,10 +1,9 @@
 //! Moving a document to another thread: [`Document::into_send`].
 
-use super::{Body, Document, Key, Node, Ref, Value, WeakRef};
+use super::{Body, Document, Key, Node, NodeRc, NodeWeak, Ref, Value, WeakRef};
 use hashbrown::HashMap;
 use std::fmt;
 use std::mem::ManuallyDrop;
-use std::rc::{Rc, Weak};
 
 /// A [`Document`] that can be sent to another thread, sharing, cycles and
 /// weak references intact: made by [`Document::into_send`], and a
@@ -124,7 +123,7 @@ impl Census {
     }
 
     fn strong(&mut self, r: &Ref) {
-        self.held(Rc::as_ptr(&r.0)).strong += 1;
+        self.held(NodeRc::as_ptr(&r.0)).strong += 1;
     }
 
     fn value(&mut self, v: &Value) -> Result<(), &'static str> {
@@ -176,8 +175,8 @@ impl Census {
         self.nodes.iter().all(|(&p, held)| {
             // SAFETY: alive, as in the walk; `ManuallyDrop` leaves the
             // counts as they are.
-            let rc = ManuallyDrop::new(unsafe { Rc::from_raw(p) });
-            Rc::strong_count(&rc) == held.strong && Rc::weak_count(&rc) == held.weak
+            let rc = ManuallyDrop::new(unsafe { NodeRc::from_raw(p) });
+            NodeRc::strong_count(&rc) == held.strong && NodeRc::weak_count(&rc) == held.weak
         })
     }
 }
@@ -210,7 +209,7 @@ impl Privatize {
 
     fn value(v: &mut Value) {
         if matches!(v, Value::Weak(w) if w.0.strong_count() == 0) {
-            *v = Value::Weak(WeakRef(Weak::new()));
+            *v = Value::Weak(WeakRef(NodeWeak::new()));
         }
     }
 

@@ -2,7 +2,6 @@
 //! document, in Perl's order.
 
 use super::*;
-use std::rc::Rc;
 
 /// A frozen object whose class's THAW handler runs when the document ends.
 pub(super) struct PendingThaw<'o> {
@@ -35,7 +34,7 @@ type Thawed = HashMap<usize, (Ref, Value)>;
 type Walked = HashMap<usize, Ref>;
 
 fn addr(r: &Ref) -> usize {
-    Rc::as_ptr(&r.0) as usize
+    r.addr()
 }
 
 impl<'o> Reader<'_, 'o> {

@@ -193,7 +193,7 @@ impl Reader<'_, '_> {
     fn read_large(&mut self, n: usize, start: usize) -> Result<()> {
         // The keys of a large hash are not interned (see `Key`), and are
         // allocated in chunks (see `KeyChunks`).
-        let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n, self.scratch.chunks()));
+        let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n, self.scratch.key_chunks()));
         let read = self.read_large_in(n, start, chunks.as_mut());
         self.large.full_chunks += chunks.map_or(0, |c| c.full_chunks());
         read

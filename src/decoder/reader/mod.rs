@@ -6,7 +6,9 @@ use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::{Array, Body, ClassMap, ClassNames, Document, Hash, Key, Ref, Value};
+use crate::value::{
+    Array, Body, ClassMap, ClassNames, Document, Hash, Key, NodeChunks, Ref, Value,
+};
 use bytes::Bytes;
 use hashbrown::HashMap;
 use std::cell::OnceCell;
@@ -48,8 +50,10 @@ pub(super) struct Reader<'a, 'o> {
     keys: ReadKeys,
     /// The keys of large hashes, by position (the targets of key COPYs).
     large: LargeKeys,
-    /// The decoder's kept buffers, which `large` works in.
+    /// The decoder's kept buffers, which `large` works in, and chunks.
     scratch: &'o Scratch,
+    /// Where the document's nodes are made.
+    nodes: NodeChunks,
     classes: ReadKeys,
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
@@ -140,6 +144,8 @@ impl<'a, 'o> Reader<'a, 'o> {
             keys: ReadKeys::default(),
             large: LargeKeys::default(),
             scratch: &dec.scratch,
+            // A node takes a byte of the document at least.
+            nodes: NodeChunks::growing(buf.len(), dec.scratch.node_chunks()),
             classes: ReadKeys::default(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
@@ -199,6 +205,12 @@ impl<'a, 'o> Reader<'a, 'o> {
         Reader { source, ..self }
     }
 
+    /// A new node of the document with `body`.
+    #[inline(always)]
+    fn node(&mut self, body: Body) -> Ref {
+        Ref::new_in(&mut self.nodes, body)
+    }
+
     /// The shared cell of integer `n`, for `alias_smallint` and
     /// `alias_varint_under`.
     #[cold]
@@ -240,7 +252,8 @@ impl<'a, 'o> Reader<'a, 'o> {
         drop(std::mem::take(&mut self.weak_keep));
         drop(std::mem::take(&mut self.thaws));
         let large = std::mem::take(&mut self.large);
-        self.scratch.used_chunks(large.full_chunks());
+        self.scratch
+            .used_chunks(large.full_chunks(), self.nodes.full_chunks());
         if let Some(b) = large.into_buffers() {
             self.scratch.give(b);
         }
@@ -412,7 +425,7 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn make_node(&mut self, t: u8, at: usize, tracked: bool, prefixes: &[usize]) -> Result<Ref> {
         Ok(match t {
             tag::ARRAY | tag::HASH => {
-                let node = Ref::array(Array::new());
+                let node = self.node(Body::Array(Array::new()));
                 self.track_item(at, tracked, prefixes, &node, true);
                 let body = if t == tag::ARRAY {
                     let n = self
@@ -446,7 +459,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 node
             }
             tag::COPY => {
-                let node = Ref::scalar(Value::Undef);
+                let node = self.node(Body::Scalar(Value::Undef));
                 self.track_item(at, tracked, prefixes, &node, false);
                 let mut v = Value::Undef;
                 if let Some(p) = self.copy_into(at, &mut v)? {
@@ -456,12 +469,13 @@ impl<'a, 'o> Reader<'a, 'o> {
                 node
             }
             tag::REGEXP => {
-                let node = Ref::new(self.regexp()?);
+                let body = self.regexp()?;
+                let node = self.node(body);
                 self.track_item(at, tracked, prefixes, &node, false);
                 node
             }
             _ => {
-                let node = Ref::scalar(Value::Undef);
+                let node = self.node(Body::Scalar(Value::Undef));
                 // A cell holding a reference can be part of a cycle.
                 let nests = !matches!(
                     t,

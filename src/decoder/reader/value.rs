@@ -66,20 +66,23 @@ impl Reader<'_, '_> {
                 // a body chosen at run time is built on the stack and copied
                 // over with wide loads of the narrow stores that made it (a
                 // store-forwarding stall per container).
-                let node = if t <= tag::ARRAYREF_15 {
-                    Ref::filled(Body::Array(Array::new()), |b| match b {
+                let mut node;
+                if t <= tag::ARRAYREF_15 {
+                    node = self.node(Body::Array(Array::new()));
+                    node.fill(|b| match b {
                         Body::Array(a) => {
                             a.reserve(n);
                             self.grow(|r| r.array_items(a, n))
                         }
                         _ => unreachable!("the body made here"),
-                    })
+                    })?;
                 } else {
-                    Ref::filled(Body::Hash(Hash::with_capacity(n)), |b| match b {
+                    node = self.node(Body::Hash(Hash::with_capacity(n)));
+                    node.fill(|b| match b {
                         Body::Hash(h) => self.grow(|r| r.hash_entries(h, n, at)),
                         _ => unreachable!("the body made here"),
-                    })
-                }?;
+                    })?;
+                }
                 self.cur.leave();
                 self.note_pad(at, &node);
                 put(out, Value::Ref(node));
@@ -167,7 +170,7 @@ impl Reader<'_, '_> {
             }
             tag::COPY => {
                 if let Some(p) = self.copy_into(at, out)? {
-                    let node = Ref::scalar(std::mem::take(out));
+                    let node = self.node(Body::Scalar(std::mem::take(out)));
                     self.track(p, &node, false);
                     *out = Value::Alias(node);
                 }

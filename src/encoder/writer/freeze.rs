@@ -5,15 +5,14 @@ use super::{Via, Writer};
 use crate::encoder::held::Held;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::tag;
-use crate::value::{Key, Node, Ref, Value};
-use std::rc::Rc;
+use crate::value::{Key, NodeRc, Ref, Value};
 
 impl Writer<'_> {
     /// The FREEZE values to write for an object whose class has a handler
     /// (with `freeze_callbacks`), computed once per object.
     pub(super) fn frozen(
         &mut self,
-        rc: &Rc<Node>,
+        rc: &NodeRc,
         held: Held,
         class: &Key,
     ) -> Result<Option<Vec<Value>>> {
@@ -46,7 +45,7 @@ impl Writer<'_> {
                 String::from_utf8_lossy(class.as_bytes())
             ))));
         }
-        let addr = Rc::as_ptr(rc) as usize;
+        let addr = NodeRc::as_ptr(rc) as usize;
         if held.count(rc) > 1 && self.retained.is_frozen(addr) {
             return Err(met_again_untracked());
         }
@@ -69,7 +68,7 @@ impl Writer<'_> {
     /// frozen before (always tracked, so written as a back-reference).
     pub(super) fn write_frozen(
         &mut self,
-        rc: &Rc<Node>,
+        rc: &NodeRc,
         held: Held,
         weak_ofs: u64,
         via: Via,
