@@ -2,6 +2,9 @@
 //! for up to 1,024 keys, freed with the last key of it: whatever order the
 //! keys go in, on whichever thread, and however a decode ends (dhat).
 
+mod chunk_heap;
+
+use chunk_heap::{allocated_by, Start};
 use sereal::protocol::write_varint;
 use sereal::{decode, encode, Decoder, Hash, Key, Value};
 
@@ -49,12 +52,6 @@ fn keys_of(doc: &Value) -> Vec<Key> {
     h.keys().cloned().collect()
 }
 
-/// Blocks and bytes in use.
-fn heap() -> (usize, usize) {
-    let s = dhat::HeapStats::get();
-    (s.curr_blocks, s.curr_bytes)
-}
-
 #[test]
 fn key_chunks_are_freed_with_their_last_key() {
     let _profiler = dhat::Profiler::builder().testing().build();
@@ -80,18 +77,9 @@ fn key_chunks_are_freed_with_their_last_key() {
     let (kept_doc, sent_doc) = (doc(2500, 4), doc(3000, 4));
     // Warm up: the decoder's first use may set up state of its own.
     drop(decode(&docs[0].1).unwrap());
-    let start = heap();
-    // A few small blocks may belong to the test harness's own thread; a
-    // chunk is 8 KiB or more.
-    let near = |what: &str| {
-        let now = heap();
-        assert!(
-            now.0 <= start.0 + 16 && now.1 <= start.1 + 4096,
-            "{what} left {} blocks, {} bytes",
-            now.0 as i64 - start.0 as i64,
-            now.1 as i64 - start.1 as i64
-        );
-    };
+    let start = Start::now();
+    // A chunk is 8 KiB or more.
+    let near = |what: &str| start.near(what, 4096);
 
     // Decode and drop, at sizes either side of a chunk's 1,024 keys.
     for (n, bytes) in &docs {
@@ -179,7 +167,7 @@ fn key_chunks_are_freed_with_their_last_key() {
     // back free, as many as one decode used (two: 3,000 keys are two full
     // chunks of 1,024 and one of 952), and lets them go when dropped;
     // `decode`'s decoder, checked above, keeps none.
-    let chunk = 24 + 1024 * 32;
+    let chunk = 40 + 1024 * 32;
     let kept_most = 3000 * 16 + 2 * chunk;
     let dec = Decoder::default();
     for _ in 0..3 {
@@ -187,29 +175,12 @@ fn key_chunks_are_freed_with_their_last_key() {
             drop(dec.decode(bytes).unwrap());
         }
     }
-    let decoder_keeps = |what: &str| {
-        let now = heap();
-        assert!(
-            now.1 >= start.1 + kept_most,
-            "{what}: the decoder kept {} bytes",
-            now.1 as i64 - start.1 as i64
-        );
-        assert!(
-            now.0 <= start.0 + 20 && now.1 <= start.1 + kept_most + 4096,
-            "{what}: the decoder kept {} blocks, {} bytes",
-            now.0 as i64 - start.0 as i64,
-            now.1 as i64 - start.1 as i64
-        );
-    };
+    let decoder_keeps = |what: &str| start.keeps(what, kept_most);
     decoder_keeps("decodes dropped");
 
     // The kept chunks are used again: a decode with the decoder allocates
     // two chunks' worth less than one with a new decoder.
-    let allocated = |d: &Decoder| {
-        let before = dhat::HeapStats::get().total_bytes;
-        drop(d.decode(&sent_doc).unwrap());
-        dhat::HeapStats::get().total_bytes - before
-    };
+    let allocated = |d: &Decoder| allocated_by(|| drop(d.decode(&sent_doc).unwrap()));
     let fresh = allocated(&Decoder::default());
     let reused = allocated(&dec);
     assert!(

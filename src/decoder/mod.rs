@@ -46,13 +46,15 @@ pub(crate) fn thaw(h: &Thaw, class: &Key, values: Vec<Value>) -> Result<Value> {
 ///
 /// A decoder keeps, from one decode to the next, the scratch space it read
 /// its largest hash of more than 64 entries in (16 bytes a key), and the
-/// blocks the keys of hashes of 256 entries or more were written in (32 KiB
-/// for 1,024 keys), as they come back free when the documents holding
-/// those keys are dropped, up to as many as one decode has used: a server
-/// that decodes such documents with one decoder allocates them once, and
-/// writes each document's keys into memory already in use. Both are freed
-/// with the decoder; [`decode`] and [`decode_bytes`] keep none. One
-/// decoder may decode on several threads at once.
+/// blocks it wrote nodes and the keys of hashes of 256 entries or more in
+/// (1,024 nodes in 72 KiB, 1,024 keys in 32 KiB), as they come back free
+/// when the documents holding them are dropped, up to as many as one
+/// decode has used: a server that decodes such documents with one decoder
+/// writes each into memory already in use, as Perl's arenas are reused.
+/// A node or key kept after its document keeps its block. All of it is
+/// freed with the decoder (a clone starts with none); [`decode`] and
+/// [`decode_bytes`] keep none. One decoder may decode on several threads
+/// at once.
 ///
 /// ```
 /// use sereal::{encode, Decoder, Value};

@@ -61,6 +61,27 @@ unsafe fn free(p: NonNull<NodeBox>) {
     }
 }
 
+/// Adds a weak handle's count to `b` (aborting, as `Rc` does, if the
+/// count would overflow).
+#[inline]
+fn add_weak(b: &NodeBox) {
+    let w = b.weak.get();
+    if w == u32::MAX {
+        std::process::abort();
+    }
+    b.weak.set(w + 1);
+}
+
+/// Adds a strong handle's count to `b`, which has one at least.
+#[inline]
+fn add_strong(b: &NodeBox) {
+    let s = b.strong.get();
+    if s == usize::MAX {
+        std::process::abort();
+    }
+    b.strong.set(s + 1);
+}
+
 /// Drops one count of `weak` in the box at `p`, and frees the box with
 /// the last.
 ///
@@ -195,13 +216,7 @@ impl NodeRc {
 
     /// A weak handle on the same node.
     pub(crate) fn downgrade(this: &NodeRc) -> NodeWeak {
-        let b = this.inner();
-        let w = b.weak.get();
-        if w == u32::MAX {
-            // As `Rc` does when a count would overflow.
-            std::process::abort();
-        }
-        b.weak.set(w + 1);
+        add_weak(this.inner());
         NodeWeak(this.0)
     }
 }
@@ -209,12 +224,7 @@ impl NodeRc {
 impl Clone for NodeRc {
     #[inline]
     fn clone(&self) -> NodeRc {
-        let b = self.inner();
-        let s = b.strong.get();
-        if s == usize::MAX {
-            std::process::abort();
-        }
-        b.strong.set(s + 1);
+        add_strong(self.inner());
         NodeRc(self.0)
     }
 }
@@ -265,11 +275,10 @@ impl NodeWeak {
     /// A strong handle, if the node is still alive.
     pub(crate) fn upgrade(&self) -> Option<NodeRc> {
         let b = self.inner()?;
-        let s = b.strong.get();
-        if s == 0 {
+        if b.strong.get() == 0 {
             return None;
         }
-        b.strong.set(s + 1);
+        add_strong(b);
         Some(NodeRc(self.0))
     }
 
@@ -291,11 +300,7 @@ impl NodeWeak {
 impl Clone for NodeWeak {
     fn clone(&self) -> NodeWeak {
         if let Some(b) = self.inner() {
-            let w = b.weak.get();
-            if w == u32::MAX {
-                std::process::abort();
-            }
-            b.weak.set(w + 1);
+            add_weak(b);
         }
         NodeWeak(self.0)
     }
