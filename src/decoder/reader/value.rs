@@ -71,7 +71,10 @@ impl Reader<'_, '_> {
                     node = self.node(Body::Array(Array::new()));
                     node.fill(|b| match b {
                         Body::Array(a) => {
-                            a.reserve(n);
+                            // An array of one keeps it in the node.
+                            if n > 1 {
+                                a.reserve(n);
+                            }
                             self.grow(|r| r.array_items(a, n))
                         }
                         _ => unreachable!("the body made here"),
