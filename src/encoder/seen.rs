@@ -231,7 +231,7 @@ pub(super) const IMMORTAL_KEYS: usize = 256;
 /// A new strong handle on the node at `addr`.
 ///
 /// # Safety
-/// `addr` must be the address of a live node owned by an `Rc`.
+/// `addr` must be the address of a live node (see `NodeRc::as_ptr`).
 unsafe fn node_handle(addr: usize) -> NodeRc {
     let p = addr as *const Node;
     NodeRc::increment_strong_count(p);

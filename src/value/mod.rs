@@ -623,8 +623,9 @@ impl Value {
     /// Empties every node reachable from this value, without recursion, so
     /// that reference cycles among them are freed once the last outside
     /// handles go. Decoded documents may hold strong cycles (a hash that
-    /// refers to itself, say), which `Rc` cannot free on its own: call this
-    /// when done with such a graph. Nodes borrowed at the time are skipped.
+    /// refers to itself, say), which counted handles cannot free on their
+    /// own: call this when done with such a graph. Nodes borrowed at the
+    /// time are skipped.
     ///
     /// ```
     /// use sereal::{Ref, Value};

@@ -10,10 +10,11 @@ use std::mem::ManuallyDrop;
 /// `Document` again, on the receiving thread, with
 /// [`SendDocument::into_document`].
 ///
-/// The graph is built of `Rc` handles, which are not thread-safe; what makes
-/// it safe to move is that `into_send` has checked that no handle on any of
-/// its nodes or keys exists outside it, so it moves as one piece and nothing
-/// left behind can touch its reference counts.
+/// The graph is built of counted handles that are not thread-safe (as
+/// `Rc`'s are not); what makes it safe to move is that `into_send` has
+/// checked that no handle on any of its nodes or keys exists outside it, so
+/// it moves as one piece and nothing left behind can touch its reference
+/// counts.
 ///
 /// ```
 /// use sereal::{decode, Value};
