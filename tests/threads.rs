@@ -374,3 +374,59 @@ fn typed_structs_from_serde_cross_threads_as_they_are() {
         }
     );
 }
+
+/// One decoder on three threads, each sending every document it decodes
+/// to the next thread to be checked and dropped there, while the decoders
+/// go on: the chunks of nodes and keys come back to the decoder from every
+/// thread at once, and each document read from reused chunks is whole
+/// (AddressSanitizer, in CI, checks the memory).
+#[test]
+fn chunks_come_back_to_a_shared_decoder_from_other_threads() {
+    let big = Value::array((0..3000).map(|i| {
+        Value::hash([
+            ("id", Value::from(i)),
+            ("tags", Value::array([Value::from(i % 7), Value::from(i % 11)])),
+        ])
+    }));
+    let keys = Value::hash((0..2500).map(|i| (format!("key{i}"), Value::from(i))));
+    let docs = Arc::new([encode(&big).unwrap(), encode(&keys).unwrap()]);
+    let dec = Arc::new(Decoder::default());
+    let (senders, receivers): (Vec<_>, Vec<_>) = (0..3).map(|_| mpsc::channel()).unzip();
+    let workers: Vec<_> = receivers
+        .into_iter()
+        .enumerate()
+        .map(|(t, rx)| {
+            let (dec, docs) = (dec.clone(), docs.clone());
+            let next: mpsc::Sender<(usize, SendDocument)> = senders[(t + 1) % 3].clone();
+            thread::spawn(move || {
+                for round in 0..40 {
+                    let which = (round + t) % 2;
+                    let doc = dec.decode(&docs[which]).unwrap();
+                    next.send((which, doc.into_send().unwrap())).unwrap();
+                    for (which, got) in rx.try_iter() {
+                        check(which, got.into_document());
+                    }
+                }
+                drop(next);
+                rx
+            })
+        })
+        .collect();
+    drop(senders);
+    for w in workers {
+        for (which, got) in w.join().unwrap().iter() {
+            check(which, got.into_document());
+        }
+    }
+
+    fn check(which: usize, d: Document) {
+        if which == 0 {
+            let last = d.at(2999).unwrap();
+            assert_eq!(last.get("id"), Some(Value::from(2999)));
+            assert_eq!(last.get("tags").unwrap().at(1), Some(Value::from(2999 % 11)));
+        } else {
+            assert_eq!(d.get("key2499"), Some(Value::from(2499)));
+            assert_eq!(d.as_hash().map(|h| h.len()), Some(2500));
+        }
+    }
+}
