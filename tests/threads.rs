@@ -385,7 +385,10 @@ fn chunks_come_back_to_a_shared_decoder_from_other_threads() {
     let big = Value::array((0..3000).map(|i| {
         Value::hash([
             ("id", Value::from(i)),
-            ("tags", Value::array([Value::from(i % 7), Value::from(i % 11)])),
+            (
+                "tags",
+                Value::array([Value::from(i % 7), Value::from(i % 11)]),
+            ),
         ])
     }));
     let keys = Value::hash((0..2500).map(|i| (format!("key{i}"), Value::from(i))));
@@ -423,7 +426,10 @@ fn chunks_come_back_to_a_shared_decoder_from_other_threads() {
         if which == 0 {
             let last = d.at(2999).unwrap();
             assert_eq!(last.get("id"), Some(Value::from(2999)));
-            assert_eq!(last.get("tags").unwrap().at(1), Some(Value::from(2999 % 11)));
+            assert_eq!(
+                last.get("tags").unwrap().at(1),
+                Some(Value::from(2999 % 11))
+            );
         } else {
             assert_eq!(d.get("key2499"), Some(Value::from(2499)));
             assert_eq!(d.as_hash().map(|h| h.len()), Some(2500));
