@@ -30,6 +30,7 @@ mod convert;
 mod document;
 mod eq;
 mod fmt;
+mod free;
 pub(crate) mod guard;
 mod hash;
 mod key;
@@ -286,41 +287,6 @@ pub struct Ref(pub(crate) NodeRc);
 /// ```
 #[derive(Clone)]
 pub struct WeakRef(pub(crate) NodeWeak);
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        // Drop deep graphs without recursing: move the children of every node
-        // this drop is the last owner of onto an explicit stack.
-        let mut stack = Vec::new();
-        take_children(self.body.get_mut(), &mut stack);
-        while let Some(v) = stack.pop() {
-            if let Value::Ref(r) | Value::Alias(r) = v {
-                if let Ok(mut node) = NodeRc::try_unwrap(r.0) {
-                    take_children(node.body.get_mut(), &mut stack);
-                }
-            }
-        }
-    }
-}
-
-fn take_children(body: &mut Body, stack: &mut Vec<Value>) {
-    let owns_nodes = |v: &Value| matches!(v, Value::Ref(_) | Value::Alias(_));
-    match body {
-        Body::Scalar(v) if owns_nodes(v) => stack.push(std::mem::take(v)),
-        Body::Array(a) | Body::Frozen(a) if a.iter().any(owns_nodes) => {
-            stack.extend(a.drain(..).filter(owns_nodes));
-        }
-        Body::Hash(h) if h.values().any(owns_nodes) => {
-            stack.extend(
-                std::mem::take(h)
-                    .into_iter()
-                    .map(|(_, v)| v)
-                    .filter(owns_nodes),
-            );
-        }
-        _ => {}
-    }
-}
 
 fn borrowed() -> Error {
     Error::new(ErrorKind::Borrowed)
