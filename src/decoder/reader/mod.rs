@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::{
-    Array, Body, ClassMap, ClassNames, Document, Hash, Key, NodeChunks, Ref, Value,
+    collect, Array, Body, ClassMap, ClassNames, Document, Hash, Key, NodeChunks, Ref, Value,
 };
 use bytes::Bytes;
 use hashbrown::HashMap;
@@ -258,6 +258,10 @@ impl<'a, 'o> Reader<'a, 'o> {
             self.scratch.give(b);
         }
         let forms = self.forms.take();
+        // A back-reference named from below a weak one may have closed no
+        // strong cycle: what only that guess holds goes now, as it goes in
+        // Perl once the weak reference is made.
+        collect::prune_candidates(&mut self.cycles);
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
             None => Ok((doc, self.cur.pos(), forms)),
