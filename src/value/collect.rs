@@ -162,11 +162,8 @@ pub(crate) fn prune_candidates(candidates: &mut Vec<Ref>) {
             }
         });
     }
-    let gone: Vec<bool> = candidates
-        .iter()
-        .map(|c| peeled[g.index[&NodeRc::as_ptr(&c.0)]])
-        .collect();
+    // The walk's own handles go last, so the peeled nodes are freed then,
+    // with nothing looking.
+    candidates.retain(|c| !peeled[g.index[&NodeRc::as_ptr(&c.0)]]);
     drop(g);
-    let mut gone = gone.into_iter();
-    candidates.retain(|_| !gone.next().unwrap_or(false));
 }
