@@ -56,14 +56,16 @@ impl Writer<'_> {
     // records 1.3% more instructions.
     #[inline(always)]
     pub(super) fn write_key(&mut self, k: &Key) {
+        // A key in the cache was remembered: no need to ask whether it may
+        // repeat.
+        let addr = k.addr();
+        let slot = key_slot(addr);
+        let (cached, off) = self.seen.key_cache.get(slot);
+        if cached == addr {
+            self.tag_varint(tag::COPY, off);
+            return;
+        }
         if !self.opts.no_shared_hashkeys && (self.retained.on || k.may_repeat()) {
-            let addr = k.addr();
-            let slot = key_slot(addr);
-            let (cached, off) = self.seen.key_cache.get(slot);
-            if cached == addr {
-                self.tag_varint(tag::COPY, off);
-                return;
-            }
             let here = self.offset();
             match self.seen.keys.entry(addr) {
                 Entry::Occupied(e) => {

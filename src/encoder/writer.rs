@@ -48,6 +48,10 @@ pub(super) struct Writer<'e> {
     pub snapshot: bool,
     /// Whether string values are deduplicated.
     pub dedupe: bool,
+    /// Whether a container only one strong reference holds may be written
+    /// without tracking (see `lone_container`): not under Snapshot, and
+    /// with no `PAD`s to write.
+    lone_refs: bool,
     pub warnings: &'e mut Vec<String>,
     /// Nodes whose strong references follow a `PAD` (`Encoder::with_pads`).
     pads: &'e hashbrown::HashSet<usize>,
@@ -92,6 +96,7 @@ impl<'e> Writer<'e> {
             guarded,
             snapshot,
             dedupe: enc.opts.dedupe_strings || enc.opts.aliased_dedupe_strings,
+            lone_refs: !snapshot && enc.pads.is_empty(),
             warnings: &mut enc.warnings,
             pads: &enc.pads,
             stack: Stack::lazy(),
@@ -240,6 +245,9 @@ impl<'e> Writer<'e> {
             Value::Bytes(s) => self.write_string(s, false, false),
             Value::Utf8(s) => self.write_string(s, true, false),
             Value::Ref(r) => {
+                if let Some(body) = self.lone_container(&r.0) {
+                    return self.write_lone(&r.0, body);
+                }
                 self.enter()?;
                 self.write_ref(&r.0, held, false)?;
                 self.depth -= 1;
@@ -329,30 +337,38 @@ impl<'e> Writer<'e> {
         self.write_node(rc, held, 0, Via::Slot)
     }
 
+    /// The body of an unblessed array or hash that only this strong
+    /// reference holds (and that is no Snapshot copy's, nor follows a
+    /// `PAD`): nothing to track or look up, so it is written at once,
+    /// in its short form when it has one, as the general path writes it.
+    #[inline(always)]
+    fn lone_container<'n>(&self, rc: &'n NodeRc) -> Option<&'n Body> {
+        if !self.lone_refs || NodeRc::strong_count(rc) != 1 || NodeRc::weak_count(rc) != 0 {
+            return None;
+        }
+        // SAFETY: as for `track`: no callback runs while the body is used,
+        // or (Guard) one that does finds the node locked, marked by
+        // `write_lone` as the one being written at its depth.
+        let (class, body) = unsafe { (rc.class_unguarded(), rc.body_unguarded().ok()?) };
+        (class.is_none() && matches!(body, Body::Array(_) | Body::Hash(_))).then_some(body)
+    }
+
+    /// Writes `REFN` and the body `lone_container` found.
+    #[inline(always)]
+    fn write_lone(&mut self, rc: &NodeRc, body: &Body) -> Result<()> {
+        self.enter()?;
+        self.out.push(tag::REFN);
+        if self.guarded {
+            self.mark_active(NodeRc::as_ptr(rc) as usize);
+        }
+        let short_form = !self.opts.canonical_refs;
+        Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, short_form))?;
+        self.depth -= 1;
+        Ok(())
+    }
+
     /// Writes a reference (strong, or weak with `weak`) to a node.
     fn write_ref(&mut self, rc: &NodeRc, held: Held, weak: bool) -> Result<()> {
-        // An unblessed container only this slot holds (not a Snapshot
-        // copy's): nothing to track or look up, and its short form when it
-        // has one, as the general path below writes it.
-        if !self.snapshot
-            && !weak
-            && NodeRc::strong_count(rc) == 1
-            && NodeRc::weak_count(rc) == 0
-            && self.pads.is_empty()
-        {
-            // SAFETY: as for `track`: no callback runs while the body is
-            // used, or (Guard) one that does finds the node locked, marked
-            // below as the one being written at this depth.
-            let (class, body) = unsafe { (rc.class_unguarded(), rc.body_unguarded()?) };
-            if class.is_none() && matches!(body, Body::Array(_) | Body::Hash(_)) {
-                self.out.push(tag::REFN);
-                if self.guarded {
-                    self.mark_active(NodeRc::as_ptr(rc) as usize);
-                }
-                let short_form = !self.opts.canonical_refs;
-                return Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, short_form));
-            }
-        }
         let mut weak_ofs = 0;
         if weak {
             weak_ofs = self.offset();
@@ -598,8 +614,7 @@ impl<'e> Writer<'e> {
             Body::Array(items) | Body::Frozen(items) => {
                 let n = items.len();
                 if short_form && n < 16 && matches!(body, Body::Array(_)) {
-                    self.out.pop();
-                    self.out.push(tag::ARRAYREF_0 + n as u8);
+                    self.shorten_ref(tag::ARRAYREF_0 + n as u8);
                 } else {
                     self.tag_varint(tag::ARRAY, n as u64);
                 }
@@ -612,18 +627,23 @@ impl<'e> Writer<'e> {
             Body::Hash(h) => {
                 let n = h.len();
                 if short_form && n < 16 {
-                    self.out.pop();
-                    self.out.push(tag::HASHREF_0 + n as u8);
+                    self.shorten_ref(tag::HASHREF_0 + n as u8);
                 } else {
                     self.tag_varint(tag::HASH, n as u64);
                 }
                 self.out.reserve(2 * n);
                 let entries = h.entries();
+                let Some(order) = entry_order(entries, self.opts.key_order, self.opts.sort_keys)
+                else {
+                    return entries.iter().enumerate().try_for_each(|(i, (k, v))| {
+                        self.write_key(k);
+                        self.element(v, held(i))
+                    });
+                };
                 // In Perl's cmp order, Perl writes the keys as strings (its
                 // key SVs), not as hash keys.
                 let as_strings = self.opts.key_order.is_some();
-                let order = entry_order(entries, self.opts.key_order, self.opts.sort_keys);
-                let entry = |i: usize| {
+                order.into_iter().try_for_each(|i| {
                     let (k, v) = &entries[i];
                     if as_strings {
                         self.write_string(k.as_str_value(), k.is_utf8(), true);
@@ -631,11 +651,7 @@ impl<'e> Writer<'e> {
                         self.write_key(k);
                     }
                     self.element(v, held(i))
-                };
-                match order {
-                    Some(order) => order.into_iter().try_for_each(entry),
-                    None => (0..n).try_for_each(entry),
-                }
+                })
             }
             Body::Regexp(re) => {
                 self.out.push(tag::REGEXP);
@@ -646,15 +662,30 @@ impl<'e> Writer<'e> {
         }
     }
 
+    /// Replaces the `REFN` that ends the output with `short`, the
+    /// `ARRAYREF_n` or `HASHREF_n` that is the reference and the
+    /// container's head at once.
+    #[inline(always)]
+    fn shorten_ref(&mut self, short: u8) {
+        if let Some(last) = self.out.last_mut() {
+            debug_assert_eq!(*last, tag::REFN);
+            *last = short;
+        }
+    }
+
     /// An array element or hash value: a plain scalar written at once, or
     /// anything else by `value`.
     #[inline(always)]
     fn element(&mut self, v: &Value, held: Held) -> Result<()> {
         if self.plain_scalar(v) {
-            Ok(())
-        } else {
-            self.value(v, held)
+            return Ok(());
         }
+        if let Value::Ref(r) = v {
+            if let Some(body) = self.lone_container(&r.0) {
+                return self.write_lone(&r.0, body);
+            }
+        }
+        self.value(v, held)
     }
 }
 

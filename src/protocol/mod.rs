@@ -239,7 +239,7 @@ fn write_tag_varint_growing(out: &mut Vec<u8>, t: u8, n: u64) {
 
 /// Appends an integer as Perl writes it: `POS_n`/`NEG_n` when small, else
 /// `VARINT` (non-negative) or `ZIGZAG`.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_int(out: &mut Vec<u8>, i: i64) {
     if i >= 0 {
         write_uint(out, i as u64);
