@@ -101,10 +101,13 @@ fn latin1_downgrade(utf8: &[u8]) -> Option<Vec<u8>> {
 /// records, so two keys rarely share a slot.
 pub(super) const KEY_CACHE: usize = 1024;
 
-/// The cache slot of a key address.
+/// The cache slot of a key address: the address in units of 16 bytes
+/// (key boxes are 32 bytes, so two live keys never share a unit), modulo
+/// the cache size: keys allocated one after another (a record's, or a
+/// decoded hash's, in one chunk) get distinct slots.
 #[inline]
 pub(super) fn key_slot(addr: usize) -> usize {
-    ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
+    (addr >> 4) & (KEY_CACHE - 1)
 }
 
 /// A direct-mapped cache of `(key address, offset)` by [`key_slot`], made

@@ -43,7 +43,7 @@ impl Writer<'_> {
 
     #[inline]
     pub(super) fn write_pv(&mut self, bytes: &[u8], utf8: bool) {
-        protocol::write_pv(self.out, bytes, utf8);
+        protocol::write_pv(&mut self.out, bytes, utf8);
     }
 
     /// Writes a hash key, or `COPY` of its first writing. Perl remembers
@@ -88,7 +88,7 @@ impl Writer<'_> {
     #[inline(always)]
     pub(super) fn write_str(&mut self, s: &Str, utf8: bool) {
         match s.inline() {
-            Some((data, n)) => protocol::write_padded_pv(self.out, data, n, utf8),
+            Some((data, n)) => protocol::write_padded_pv(&mut self.out, data, n, utf8),
             None => self.write_pv(s.as_bytes(), utf8),
         }
     }

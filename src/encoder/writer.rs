@@ -32,7 +32,11 @@ pub(super) struct Writer<'e> {
     pub retained: Retained,
     /// Where `retained` gives its memory back for the next body.
     spare: &'e mut Spare,
-    pub out: &'e mut Vec<u8>,
+    /// The caller's buffer, taken for the writing (a field of the writer
+    /// rather than a reference to one: a write reads one pointer less) and
+    /// given back when the writer is dropped.
+    pub out: Vec<u8>,
+    dest: &'e mut Vec<u8>,
     /// Where offsets count from in `out`, and where the body starts.
     pub base: usize,
     pub body_start: usize,
@@ -63,6 +67,7 @@ impl Drop for Writer<'_> {
     /// keeps its memory for the next body.
     fn drop(&mut self) {
         std::mem::take(&mut self.retained).into_spare(self.spare);
+        std::mem::swap(self.dest, &mut self.out);
     }
 }
 
@@ -87,7 +92,8 @@ impl<'e> Writer<'e> {
             seen: &mut enc.seen,
             retained: Retained::from_spare(&mut enc.spare),
             spare: &mut enc.spare,
-            out,
+            out: std::mem::take(out),
+            dest: out,
             base,
             body_start,
             depth: 0,
@@ -118,7 +124,7 @@ impl<'e> Writer<'e> {
 
     #[inline]
     pub(super) fn tag_varint(&mut self, t: u8, n: u64) {
-        protocol::write_tag_varint(self.out, t, n);
+        protocol::write_tag_varint(&mut self.out, t, n);
     }
 
     #[inline]
@@ -618,7 +624,6 @@ impl<'e> Writer<'e> {
                 } else {
                     self.tag_varint(tag::ARRAY, n as u64);
                 }
-                self.out.reserve(n);
                 items
                     .iter()
                     .enumerate()
@@ -631,7 +636,6 @@ impl<'e> Writer<'e> {
                 } else {
                     self.tag_varint(tag::HASH, n as u64);
                 }
-                self.out.reserve(2 * n);
                 let entries = h.entries();
                 let Some(order) = entry_order(entries, self.opts.key_order, self.opts.sort_keys)
                 else {

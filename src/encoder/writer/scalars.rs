@@ -56,12 +56,12 @@ impl Writer<'_> {
 
     #[inline]
     pub(super) fn write_int(&mut self, i: i64) {
-        protocol::write_int(self.out, i);
+        protocol::write_int(&mut self.out, i);
     }
 
     #[inline]
     pub(super) fn write_uint(&mut self, u: u64) {
-        protocol::write_uint(self.out, u);
+        protocol::write_uint(&mut self.out, u);
     }
 
     pub(super) fn write_double(&mut self, d: f64) {
