@@ -296,8 +296,18 @@ impl<'e> Writer<'e> {
     /// skipped for it.
     #[inline]
     fn was_written(&self, rc: &NodeRc) -> bool {
-        (NodeRc::strong_count(rc) > 1 || NodeRc::weak_count(rc) > 0)
-            && self.seen.refs.contains_key(&(NodeRc::as_ptr(rc) as usize))
+        self.written_at(rc).is_some()
+    }
+
+    /// Where the node was written before in this body, if it was (see
+    /// [`Writer::was_written`]).
+    #[inline]
+    fn written_at(&self, rc: &NodeRc) -> Option<u64> {
+        if NodeRc::strong_count(rc) > 1 || NodeRc::weak_count(rc) > 0 {
+            self.seen.refs.get(&(NodeRc::as_ptr(rc) as usize)).copied()
+        } else {
+            None
+        }
     }
 
     /// Writes a slot that is the node itself (`Value::Alias`).
@@ -391,7 +401,8 @@ impl<'e> Writer<'e> {
         // class before the REFP, as in Perl; once written (as a slot, say)
         // it is not frozen again, since its content is already written.
         let addr = NodeRc::as_ptr(rc) as usize;
-        let written = self.was_written(rc);
+        let written_at = self.written_at(rc);
+        let written = written_at.is_some();
         // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
         let frozen_before = written && self.retained.is_frozen(addr);
         // SAFETY: no callback runs while this reference is used.
@@ -401,6 +412,15 @@ impl<'e> Writer<'e> {
                     unsafe { rc.body_unguarded() }?,
                     Body::Array(_) | Body::Hash(_) | Body::Frozen(_)
                 );
+        if let Some(off) = written_at.filter(|_| repeat && !frozen_before && !weak) {
+            if NodeRc::weak_count(rc) == 0 && held.count(rc) > 1 {
+                // A container written before, held by strong handles only:
+                // its REFP, as `track` writes it, without the bookkeeping a
+                // weak reference or a first meeting needs.
+                self.refer_back(off, Via::Ref { rewrite });
+                return Ok(());
+            }
+        }
         let mut replacement = None;
         // SAFETY: the class is read before any callback can run and copied.
         if let Some(class) = unsafe { rc.class_unguarded() }.cloned().filter(|_| !repeat) {
@@ -534,19 +554,7 @@ impl<'e> Writer<'e> {
             match self.seen.refs.entry(addr) {
                 Entry::Occupied(e) => {
                     let off = *e.get();
-                    if !self.seen.copy_targets.is_empty() {
-                        if let Some(left) = self.seen.copy_targets.get_mut(&(off as usize)) {
-                            *left = left.saturating_sub(1);
-                        }
-                    }
-                    match via {
-                        Via::Ref { rewrite } => {
-                            self.out.truncate(rewrite);
-                            self.tag_varint(tag::REFP, off);
-                        }
-                        Via::Slot => self.tag_varint(tag::ALIAS, off),
-                    }
-                    self.set_track_flag(off);
+                    self.refer_back(off, via);
                     return Ok(None);
                 }
                 Entry::Vacant(e) => {
@@ -567,6 +575,25 @@ impl<'e> Writer<'e> {
             }
         }
         Ok(Some((body, refcount)))
+    }
+
+    /// Writes a `REFP` (through a reference, over what was written from
+    /// `rewrite` on) or an `ALIAS` (as the slot) to the node written at
+    /// `off`, and marks that writing tracked.
+    fn refer_back(&mut self, off: u64, via: Via) {
+        if !self.seen.copy_targets.is_empty() {
+            if let Some(left) = self.seen.copy_targets.get_mut(&(off as usize)) {
+                *left = left.saturating_sub(1);
+            }
+        }
+        match via {
+            Via::Ref { rewrite } => {
+                self.out.truncate(rewrite);
+                self.tag_varint(tag::REFP, off);
+            }
+            Via::Slot => self.tag_varint(tag::ALIAS, off),
+        }
+        self.set_track_flag(off);
     }
 
     /// Names `addr` (0 for none) as the node being written at this depth,
