@@ -24,6 +24,19 @@ pub(super) enum Via {
     Ref { rewrite: usize },
 }
 
+/// How a container's head is written.
+#[derive(Clone, Copy)]
+enum Head {
+    /// `ARRAY n` or `HASH n`.
+    Long,
+    /// A `REFN` ends the output: the short form (`ARRAYREF_n`,
+    /// `HASHREF_n`) replaces it when the container has one.
+    AfterRefn,
+    /// The reference to the container is not written yet: the short form,
+    /// or `REFN` and the long head.
+    Ref,
+}
+
 pub(super) struct Writer<'e> {
     pub opts: &'e EncoderOptions,
     /// The classes FREEZE may run for (`freeze_allow_classes`).
@@ -373,12 +386,16 @@ impl<'e> Writer<'e> {
     #[inline(always)]
     fn write_lone(&mut self, rc: &NodeRc, body: &Body) -> Result<()> {
         self.enter()?;
-        self.out.push(tag::REFN);
+        let head = if self.opts.canonical_refs {
+            self.out.push(tag::REFN);
+            Head::Long
+        } else {
+            Head::Ref
+        };
         if self.guarded {
             self.mark_active(NodeRc::as_ptr(rc) as usize);
         }
-        let short_form = !self.opts.canonical_refs;
-        Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, short_form))?;
+        Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, head))?;
         self.depth -= 1;
         Ok(())
     }
@@ -618,26 +635,27 @@ impl<'e> Writer<'e> {
         let Some((body, refcount)) = self.track(rc, held, weak_ofs, via, false)? else {
             return Ok(());
         };
-        let short_form =
-            matches!(via, Via::Ref { .. }) && refcount == 1 && !self.opts.canonical_refs;
+        let head = if matches!(via, Via::Ref { .. }) && refcount == 1 && !self.opts.canonical_refs {
+            Head::AfterRefn
+        } else {
+            Head::Long
+        };
         if self.snapshot {
             let (copy, held) = snapshot(body);
-            return self.write_body(&copy, |i| held[i], short_form);
+            return self.write_body(&copy, |i| held[i], head);
         }
         if self.guarded {
             self.mark_active(NodeRc::as_ptr(rc) as usize);
         }
-        self.write_body(body, |_| Held::GRAPH, short_form)
+        self.write_body(body, |_| Held::GRAPH, head)
     }
 
-    /// Writes a body; `held(i)` says how to count the node of its `i`th slot
-    /// (numbered as [`slots`] lists them).
-    fn write_body(
-        &mut self,
-        body: &Body,
-        held: impl Fn(usize) -> Held,
-        short_form: bool,
-    ) -> Result<()> {
+    /// Writes a body, a container's with the head `head` says; `held(i)`
+    /// says how to count the node of its `i`th slot (numbered as [`slots`]
+    /// lists them).
+    fn write_body(&mut self, body: &Body, held: impl Fn(usize) -> Held, head: Head) -> Result<()> {
+        // Only `write_lone` leaves the reference to `write_head`.
+        debug_assert!(matches!(body, Body::Array(_) | Body::Hash(_)) || !matches!(head, Head::Ref));
         match body {
             Body::Scalar(Value::Alias(_)) => Err(Error::new(ErrorKind::Unsupported(
                 "a scalar cell holds an alias (a slot that is another node), which Sereal cannot carry"
@@ -646,11 +664,8 @@ impl<'e> Writer<'e> {
             Body::Scalar(v) => self.value(v, held(0)),
             Body::Array(items) | Body::Frozen(items) => {
                 let n = items.len();
-                if short_form && n < 16 && matches!(body, Body::Array(_)) {
-                    self.shorten_ref(tag::ARRAYREF_0 + n as u8);
-                } else {
-                    self.tag_varint(tag::ARRAY, n as u64);
-                }
+                let short = matches!(body, Body::Array(_)).then_some(tag::ARRAYREF_0);
+                self.write_head(head, tag::ARRAY, short, n);
                 items
                     .iter()
                     .enumerate()
@@ -658,11 +673,7 @@ impl<'e> Writer<'e> {
             }
             Body::Hash(h) => {
                 let n = h.len();
-                if short_form && n < 16 {
-                    self.shorten_ref(tag::HASHREF_0 + n as u8);
-                } else {
-                    self.tag_varint(tag::HASH, n as u64);
-                }
+                self.write_head(head, tag::HASH, Some(tag::HASHREF_0), n);
                 let entries = h.entries();
                 let Some(order) = entry_order(entries, self.opts.key_order, self.opts.sort_keys)
                 else {
@@ -693,14 +704,28 @@ impl<'e> Writer<'e> {
         }
     }
 
-    /// Replaces the `REFN` that ends the output with `short`, the
-    /// `ARRAYREF_n` or `HASHREF_n` that is the reference and the
-    /// container's head at once.
+    /// Writes the head of a container of `n` items as `head` says: the
+    /// long form is `long` and `n`; the short form, for fewer than 16
+    /// items, is `short` plus `n`, when the container has one (an
+    /// `ARRAYREF_n` or `HASHREF_n` is the reference and the head at once).
     #[inline(always)]
-    fn shorten_ref(&mut self, short: u8) {
-        if let Some(last) = self.out.last_mut() {
-            debug_assert_eq!(*last, tag::REFN);
-            *last = short;
+    fn write_head(&mut self, head: Head, long: u8, short: Option<u8>, n: usize) {
+        let short = short.filter(|_| n < 16).map(|t| t + n as u8);
+        match (head, short) {
+            (Head::AfterRefn, Some(t)) => {
+                if let Some(last) = self.out.last_mut() {
+                    debug_assert_eq!(*last, tag::REFN);
+                    *last = t;
+                }
+            }
+            (Head::Ref, Some(t)) => self.out.push(t),
+            (Head::Ref, None) => {
+                self.out.push(tag::REFN);
+                self.tag_varint(long, n as u64);
+            }
+            (Head::Long | Head::AfterRefn, None) | (Head::Long, Some(_)) => {
+                self.tag_varint(long, n as u64)
+            }
         }
     }
 
