@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::guard::Scope;
-use crate::value::{Body, ClassNames, Key, Node, NodeRc, Value};
+use crate::value::{prefetch, Body, ClassNames, Key, Node, NodeRc, Value};
 use hashbrown::hash_map::Entry;
 
 mod freeze;
@@ -666,10 +666,16 @@ impl<'e> Writer<'e> {
                 let n = items.len();
                 let short = matches!(body, Body::Array(_)).then_some(tag::ARRAYREF_0);
                 self.write_head(head, tag::ARRAY, short, n);
-                items
-                    .iter()
-                    .enumerate()
-                    .try_for_each(|(i, v)| self.element(v, held(i)))
+                if !prefetch::pays(items) {
+                    return items
+                        .iter()
+                        .enumerate()
+                        .try_for_each(|(i, v)| self.element(v, held(i)));
+                }
+                items.iter().enumerate().try_for_each(|(i, v)| {
+                    prefetch::ahead(items, i);
+                    self.element(v, held(i))
+                })
             }
             Body::Hash(h) => {
                 let n = h.len();

@@ -141,6 +141,12 @@ impl NodeRc {
         this.inner().weak.get() as usize - 1
     }
 
+    /// The box's address, for a prefetch.
+    #[inline(always)]
+    pub(crate) fn box_ptr(&self) -> *const i8 {
+        self.0.as_ptr() as *const i8
+    }
+
     /// The node's address.
     #[inline]
     pub(crate) fn as_ptr(this: &NodeRc) -> *const Node {
