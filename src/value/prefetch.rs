@@ -1,6 +1,6 @@
 //! Fetching ahead what a walk over a long array of hashes will read: each
-//! element's node, and its hash's entries, a few elements before the walk
-//! gets there. Records laid out one after another are read through chains
+//! element's node, its hash's entries and the nodes they refer to, a few
+//! elements before the walk gets there. Records laid out one after another are read through chains
 //! of pointers (slot, node, entries) that the processor cannot follow ahead
 //! on its own.
 
@@ -22,8 +22,9 @@ pub(crate) fn pays(items: &[Value]) -> bool {
             if matches!(unsafe { r.0.body_unguarded() }, Ok(Body::Hash(_))))
 }
 
-/// Fetches the node of `items[i + 2 * DISTANCE]` and the entries of
-/// `items[i + DISTANCE]`'s hash.
+/// Fetches the node of `items[i + 2 * DISTANCE]`, the entries of
+/// `items[i + DISTANCE]`'s hash, and the nodes the entries of `items[i +
+/// DISTANCE / 2]` refer to (fetched by then).
 #[inline(always)]
 pub(crate) fn ahead(items: &[Value], i: usize) {
     #[cfg(target_arch = "x86_64")]
@@ -47,6 +48,23 @@ pub(crate) fn ahead(items: &[Value], i: usize) {
                 for k in 0..lines {
                     // SAFETY: as above.
                     unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * k)) };
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(Value::Ref(r)) = items.get(i + DISTANCE / 2) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: the body is read here only, with no code run meanwhile.
+        if let Ok(Body::Hash(h)) = unsafe { r.0.body_unguarded() } {
+            for (_, v) in h.entries() {
+                if let Value::Ref(r) = v {
+                    let p = r.0.box_ptr();
+                    // SAFETY: as above.
+                    unsafe {
+                        _mm_prefetch::<_MM_HINT_T0>(p);
+                        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+                    }
                 }
             }
         }
