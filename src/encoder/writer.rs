@@ -54,11 +54,17 @@ pub(super) struct Writer<'e> {
     pub base: usize,
     pub body_start: usize,
     pub depth: usize,
+    /// The depth at which `enter` takes its slow path: the deepest allowed
+    /// or, when callbacks can run, the end of `active` (which then grows).
+    enter_limit: usize,
     pub callbacks: &'e mut Callbacks,
-    /// The node whose body is being written at each depth (entries above the
-    /// current depth are stale); kept only when callbacks can run
-    /// (`guarded`), and locked while one does.
-    pub active: &'e mut Vec<usize>,
+    /// The box of the node whose body is being written at each depth
+    /// (entries above the current depth are stale); kept only when
+    /// callbacks can run
+    /// (`guarded`), and locked while one does. The encoder's, taken for the
+    /// writing as `out` is, and given back to `active_home`.
+    pub active: Vec<usize>,
+    active_home: &'e mut Vec<usize>,
     /// Whether a callback can run in this encode.
     pub guarded: bool,
     /// Whether containers are copied on entry (the Snapshot policy).
@@ -81,6 +87,7 @@ impl Drop for Writer<'_> {
     fn drop(&mut self) {
         std::mem::take(&mut self.retained).into_spare(self.spare);
         std::mem::swap(self.dest, &mut self.out);
+        std::mem::swap(self.active_home, &mut self.active);
     }
 }
 
@@ -110,8 +117,10 @@ impl<'e> Writer<'e> {
             base,
             body_start,
             depth: 0,
+            enter_limit: 0,
             callbacks: &mut enc.callbacks,
-            active: &mut enc.active,
+            active: std::mem::take(&mut enc.active),
+            active_home: &mut enc.active,
             guarded,
             snapshot,
             dedupe: enc.opts.dedupe_strings || enc.opts.aliased_dedupe_strings,
@@ -145,15 +154,39 @@ impl<'e> Writer<'e> {
         self.out[self.base + offset as usize] |= TRACK_FLAG;
     }
 
+    /// Goes one level deeper. When callbacks can run, `active` then has an
+    /// entry for the new depth (which `mark_active` relies on).
     #[inline]
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
-        if self.depth >= self.opts.max_recursion_depth {
-            return Err(Error::new(ErrorKind::DepthExceeded(
-                self.opts.max_recursion_depth,
-            )));
+        if self.depth >= self.enter_limit {
+            return self.enter_deep();
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enter_deep(&mut self) -> Result<()> {
+        let max = self.opts.max_recursion_depth;
+        if self.depth >= max {
+            return Err(Error::new(ErrorKind::DepthExceeded(max)));
+        }
+        if self.guarded && self.active.len() <= self.depth {
+            self.active.resize(self.depth + 64, 0);
+        }
+        self.enter_limit = self.limit();
+        Ok(())
+    }
+
+    /// See `enter_limit`.
+    fn limit(&self) -> usize {
+        let max = self.opts.max_recursion_depth;
+        if self.guarded {
+            max.min(self.active.len())
+        } else {
+            max
+        }
     }
 
     fn fix_weak_refs(&mut self) {
@@ -198,8 +231,8 @@ impl<'e> Writer<'e> {
         };
         let nodes: Vec<usize> = self.active[2.min(end)..end]
             .iter()
-            .copied()
-            .filter(|&p| p != 0)
+            .filter(|&&b| b != 0)
+            .map(|&b| NodeRc::node_of_box(b))
             .collect();
         // SAFETY: the nodes being written are held by their parents (locked
         // too) or by the caller's root, so they outlive this call.
@@ -393,7 +426,7 @@ impl<'e> Writer<'e> {
             Head::Ref
         };
         if self.guarded {
-            self.mark_active(NodeRc::as_ptr(rc) as usize);
+            self.mark_active(rc.box_addr());
         }
         Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, head))?;
         self.depth -= 1;
@@ -613,21 +646,14 @@ impl<'e> Writer<'e> {
         self.set_track_flag(off);
     }
 
-    /// Names `addr` (0 for none) as the node being written at this depth,
-    /// for a callback below it to lock.
+    /// Names the node whose box is at `addr` (0 for none) as the one being
+    /// written at this depth, for a callback below it to lock.
     #[inline(always)]
     fn mark_active(&mut self, addr: usize) {
-        match self.active.get_mut(self.depth) {
-            Some(slot) => *slot = addr,
-            None => self.grow_active(addr),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow_active(&mut self, addr: usize) {
-        self.active.resize(self.depth + 64, 0);
-        self.active[self.depth] = addr;
+        debug_assert!(self.guarded && self.depth < self.active.len());
+        // SAFETY: marks are made only when callbacks can run, at a depth
+        // `enter` reached, which made `active` that long.
+        unsafe { *self.active.get_unchecked_mut(self.depth) = addr };
     }
 
     /// Writes a node reached through a reference or as the slot itself.
@@ -645,7 +671,7 @@ impl<'e> Writer<'e> {
             return self.write_body(&copy, |i| held[i], head);
         }
         if self.guarded {
-            self.mark_active(NodeRc::as_ptr(rc) as usize);
+            self.mark_active(rc.box_addr());
         }
         self.write_body(body, |_| Held::GRAPH, head)
     }

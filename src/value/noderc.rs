@@ -141,10 +141,17 @@ impl NodeRc {
         this.inner().weak.get() as usize - 1
     }
 
-    /// The box's address, for a prefetch.
+    /// The box's address (see [`NodeRc::node_of_box`]; a prefetch reads
+    /// the box from there).
     #[inline(always)]
-    pub(crate) fn box_ptr(&self) -> *const i8 {
-        self.0.as_ptr() as *const i8
+    pub(crate) fn box_addr(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
+
+    /// The address of the node in the box at `box_addr`, as
+    /// [`NodeRc::as_ptr`] gives it.
+    pub(crate) fn node_of_box(box_addr: usize) -> usize {
+        box_addr + std::mem::offset_of!(NodeBox, node)
     }
 
     /// The node's address.
