@@ -977,6 +977,89 @@ fn freeze_adding_a_handle_to_an_untracked_written_node_matches_perl() {
     }
 }
 
+/// A handler that takes a second handle to a container being written
+/// with one (so untracked, written without a lookup) and puts it into a
+/// node not reached yet, closing a cycle: like Perl, the container is
+/// written again in full where it is met again, and the tracked array that
+/// holds it ends the repetition with a back-reference. The container's
+/// first nine slots make it an array of hashes long enough to be fetched
+/// ahead. Checked against Perl's bytes for the same structure, which differ
+/// from Guard's in one place: Perl writes the frozen object again (its FREEZE values,
+/// computed once, under `OBJECTV_FREEZE`), where this encoder, which tracks
+/// every frozen object and keeps no values, writes a `REFP` to the one
+/// object.
+#[test]
+fn freeze_closing_a_cycle_through_an_untracked_container_being_written() {
+    // The object and the array `$B` in the container and in its copy, and
+    // the two (distinct) copies.
+    fn shape(bytes: &[u8]) -> [Ref; 6] {
+        let nth = |v: &Value, i: usize| match &v.as_array().unwrap()[i] {
+            Value::Ref(r) => Value::Ref(r.clone()),
+            other => panic!("slot {i} is {other:?}"),
+        };
+        let first = nth(&nth(&decode(bytes), 0), 0);
+        let b = nth(&first, 10);
+        let copy = nth(&b, 0);
+        for c in [&first, &copy] {
+            let items = c.as_array().unwrap().to_vec();
+            assert_eq!(items.len(), 11);
+            assert!((0..9).all(|i| items[i] == Value::hash([("k", i)])));
+            assert!(items[9] == Value::from(frozen("P", [int(42)])));
+        }
+        let node = |v: Value| match v {
+            Value::Ref(r) => r,
+            _ => unreachable!(),
+        };
+        let (obj, obj_again, b_again) = (nth(&first, 9), nth(&copy, 9), nth(&copy, 10));
+        [obj, obj_again, b, b_again, first, copy].map(node)
+    }
+    for policy in POLICIES {
+        let b = arr([]);
+        let records = (0..9).map(|i| Value::hash([("k", i)]));
+        let outer = Value::array(records.chain([r(&hash(&[]).blessed("P")), r(&b)]));
+        let holder = arr([outer]);
+        let root = Value::array([r(&holder)]);
+        let mut enc = encoder(policy);
+        {
+            let (holder, b) = (holder.clone(), b.clone());
+            enc.on_freeze("P", move |_| {
+                let outer = holder.as_array().unwrap()[0].clone();
+                b.array_mut()?.push(outer);
+                Ok(vec![int(42)])
+            });
+        }
+        let bytes = enc.encode(&root).unwrap();
+        let [obj, obj_again, b1, b2, first, copy] = shape(&bytes);
+        assert!(
+            obj.ptr_eq(&obj_again) && b1.ptr_eq(&b2),
+            "{policy:?}: sharing lost"
+        );
+        assert!(
+            !first.ptr_eq(&copy),
+            "{policy:?}: an untracked container is copied"
+        );
+        b1.array_mut().unwrap().clear();
+        b.array_mut().unwrap().clear();
+        let perl = perl_bytes(
+            "our ($H, $B); \
+             sub P::FREEZE { push @$B, $H->[0]; return (42) } \
+             $B = []; $H = [[(map { +{k => $_} } 0..8), bless({}, 'P'), $B]]; \
+             print $enc->encode([$H]);",
+        );
+        if let Some(perl) = perl {
+            let [obj, obj_again, b1, b2, first, copy] = shape(&perl);
+            assert!(!obj.ptr_eq(&obj_again) && b1.ptr_eq(&b2), "Perl's bytes");
+            assert!(!first.ptr_eq(&copy), "Perl's bytes");
+            b1.array_mut().unwrap().clear();
+            // Snapshot writes the copied hashes in their long form, as
+            // Perl writes a hash held twice: only Guard's length compares.
+            if policy == CallbackPolicy::Guard {
+                assert_eq!(perl.len(), bytes.len() + 5, "Perl writes the object again");
+            }
+        }
+    }
+}
+
 // ---------------------------------------- 4. FREEZE returning the object
 
 #[test]
@@ -1110,6 +1193,67 @@ fn regression_guard_freeze_results_referring_to_each_other() {
 fn child_guard_freeze_results_referring_to_each_other() {
     if in_child() {
         check_freeze_results_referring_to_each_other(CallbackPolicy::Guard);
+    }
+}
+
+/// A chain of 150 arrays, each held only by the one above it (written
+/// without tracking), with an object at the bottom whose FREEZE reaches an
+/// ancestor from the root and changes it: refused at every depth (the
+/// encoder's record of the containers being written grows on the way), and
+/// the encode fails naming the class. A handler that changes
+/// nothing gives the chain back.
+#[test]
+fn freeze_changing_a_lone_ancestor_at_any_depth_is_refused() {
+    const DEPTH: usize = 150;
+    let build = || {
+        let mut v = Value::array([r(&hash(&[]).blessed("P"))]);
+        for _ in 0..DEPTH {
+            v = Value::array([v]);
+        }
+        let Value::Ref(root) = v else { unreachable!() };
+        root
+    };
+    let down = |root: &Ref, levels: usize| {
+        let mut node = root.clone();
+        for _ in 0..levels {
+            let Value::Ref(next) = node.as_array().unwrap()[0].clone() else {
+                unreachable!()
+            };
+            node = next;
+        }
+        node
+    };
+    for target in std::iter::once(None).chain((0..=DEPTH).map(Some)) {
+        let root = build();
+        let mut enc = encoder(CallbackPolicy::Guard);
+        let held = root.clone();
+        enc.on_freeze("P", move |_| {
+            if let Some(t) = target {
+                down(&held, t).array_mut()?.push(1);
+            }
+            Ok(vec![int(7)])
+        });
+        let res = enc.encode(&Value::Ref(root.clone()));
+        match target {
+            None => {
+                let got = decode(&res.unwrap());
+                let mut expected = Value::array([r(&frozen("P", [int(7)]))]);
+                for _ in 0..DEPTH {
+                    expected = Value::array([expected]);
+                }
+                assert!(got == expected);
+            }
+            Some(t) => {
+                let m = expect_callback_error(res, "'P'");
+                assert!(m.contains("being encoded"), "depth {t}: {m}");
+                assert_eq!(down(&root, t).as_array().unwrap().len(), 1, "depth {t}");
+            }
+        }
+        enc.on_freeze("P", |_| Ok(vec![]));
+        assert!(
+            enc.encode(&Value::Ref(root)).is_ok(),
+            "reusable after depth {target:?}"
+        );
     }
 }
 
