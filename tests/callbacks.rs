@@ -1602,6 +1602,46 @@ fn regression_guard_handlers_own_borrow_conflict_fails_the_encode() {
 
 // ------------------------------------------------------------- 6. panics
 
+/// A value a FREEZE handler returned whose `Drop` panics: the encoder drops
+/// it when it lets go of what the body kept, after the document is written.
+struct DeliberateBomb;
+
+impl Drop for DeliberateBomb {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("deliberate panic in a returned value's drop");
+        }
+    }
+}
+
+/// The panic of a returned value's `Drop` propagates out of `encode_to`,
+/// whose buffer keeps the bytes it held before (the document's own bytes
+/// are taken back), and the encoder writes the next document as a new one
+/// writes it.
+#[test]
+fn panic_dropping_a_freeze_result_keeps_the_callers_buffer() {
+    quiet_deliberate_panics();
+    for policy in POLICIES {
+        let opts = freeze_opts(policy).undef_unknown(true);
+        let mut enc = Encoder::new(opts.clone()).unwrap();
+        enc.on_freeze("C", |_| {
+            Ok(vec![Value::Foreign(Foreign::new(DeliberateBomb))])
+        });
+        let obj = Value::Ref(hash(&[("a", int(1))]).blessed("C"));
+        let mut out = b"previous document".to_vec();
+        let res = catch_unwind(AssertUnwindSafe(|| enc.encode_to(&obj, None, &mut out)));
+        let payload = res.expect_err("the panic propagates");
+        assert_eq!(
+            panic_text(&*payload),
+            "deliberate panic in a returned value's drop"
+        );
+        assert_eq!(out, b"previous document", "{policy:?}");
+        let next = Value::array([r(&hash(&[("a", int(1))])), Value::from("x")]);
+        let fresh = Encoder::new(opts).unwrap().encode(&next).unwrap();
+        assert_eq!(enc.encode(&next).unwrap(), fresh, "{policy:?}");
+    }
+}
+
 #[test]
 fn panicking_freeze_leaves_the_encoder_reusable() {
     quiet_deliberate_panics();

@@ -82,12 +82,15 @@ pub(super) struct Writer<'e> {
 }
 
 impl Drop for Writer<'_> {
-    /// Releases what the body kept alive (on an error or a panic too), and
-    /// keeps its memory for the next body.
+    /// Gives the output and the record of active nodes back to their
+    /// owners, then releases what the body kept alive (on an error or a
+    /// panic too) and keeps its memory for the next body. The buffer goes
+    /// back first: releasing drops values a callback returned, whose own
+    /// `Drop` may panic, and the caller's bytes must survive that.
     fn drop(&mut self) {
-        std::mem::take(&mut self.retained).into_spare(self.spare);
         std::mem::swap(self.dest, &mut self.out);
         std::mem::swap(self.active_home, &mut self.active);
+        std::mem::take(&mut self.retained).into_spare(self.spare);
     }
 }
 
