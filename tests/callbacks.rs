@@ -941,6 +941,19 @@ fn freeze_changing_nodes_not_reached_yet() {
     }
 }
 
+/// An encoder whose FREEZE for class `P` pushes the first element of `from`
+/// (a second handle to it) onto `to`, and returns `[42]`.
+fn pushing_first_of(policy: CallbackPolicy, from: &Ref, to: &Ref) -> Encoder {
+    let mut enc = encoder(policy);
+    let (from, to) = (from.clone(), to.clone());
+    enc.on_freeze("P", move |_| {
+        let first = from.as_array().unwrap()[0].clone();
+        to.array_mut()?.push(first);
+        Ok(vec![int(42)])
+    });
+    enc
+}
+
 /// A handler that adds a second handle to a node already written with one
 /// (so untracked): like Perl, which decides by reference count, the node is
 /// written again in full where it is met again (two equal, unshared copies).
@@ -951,16 +964,7 @@ fn freeze_adding_a_handle_to_an_untracked_written_node_matches_perl() {
         let a = arr([Value::array([1])]);
         let l = arr([]);
         let root = Value::array([r(&a), r(&hash(&[]).blessed("P")), r(&l)]);
-        let mut enc = encoder(policy);
-        {
-            let (a, l) = (a.clone(), l.clone());
-            enc.on_freeze("P", move |_| {
-                let x = a.as_array().unwrap()[0].clone();
-                l.array_mut()?.push(x);
-                Ok(vec![int(42)])
-            });
-        }
-        let bytes = enc.encode(&root).unwrap();
+        let bytes = pushing_first_of(policy, &a, &l).encode(&root).unwrap();
         let expected = Value::from(arr([
             Value::array([Value::array([1])]),
             r(&frozen("P", [int(42)])),
@@ -1019,16 +1023,7 @@ fn freeze_closing_a_cycle_through_an_untracked_container_being_written() {
         let outer = Value::array(records.chain([r(&hash(&[]).blessed("P")), r(&b)]));
         let holder = arr([outer]);
         let root = Value::array([r(&holder)]);
-        let mut enc = encoder(policy);
-        {
-            let (holder, b) = (holder.clone(), b.clone());
-            enc.on_freeze("P", move |_| {
-                let outer = holder.as_array().unwrap()[0].clone();
-                b.array_mut()?.push(outer);
-                Ok(vec![int(42)])
-            });
-        }
-        let bytes = enc.encode(&root).unwrap();
+        let bytes = pushing_first_of(policy, &holder, &b).encode(&root).unwrap();
         let [obj, obj_again, b1, b2, first, copy] = shape(&bytes);
         assert!(
             obj.ptr_eq(&obj_again) && b1.ptr_eq(&b2),
