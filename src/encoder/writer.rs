@@ -7,11 +7,11 @@ use super::{CallbackPolicy, Callbacks, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use crate::value::guard::Scope;
 use crate::value::{prefetch, Body, ClassNames, Key, Node, NodeRc, Value};
 use hashbrown::hash_map::Entry;
 
 mod freeze;
+mod guard;
 mod scalars;
 
 /// How the encoder reached a node.
@@ -157,41 +157,6 @@ impl<'e> Writer<'e> {
         self.out[self.base + offset as usize] |= TRACK_FLAG;
     }
 
-    /// Goes one level deeper. When callbacks can run, `active` then has an
-    /// entry for the new depth (which `mark_active` relies on).
-    #[inline]
-    fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth >= self.enter_limit {
-            return self.enter_deep();
-        }
-        Ok(())
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn enter_deep(&mut self) -> Result<()> {
-        let max = self.opts.max_recursion_depth;
-        if self.depth >= max {
-            return Err(Error::new(ErrorKind::DepthExceeded(max)));
-        }
-        if self.guarded && self.active.len() <= self.depth {
-            self.active.resize(self.depth + 64, 0);
-        }
-        self.enter_limit = self.limit();
-        Ok(())
-    }
-
-    /// See `enter_limit`.
-    fn limit(&self) -> usize {
-        let max = self.opts.max_recursion_depth;
-        if self.guarded {
-            max.min(self.active.len())
-        } else {
-            max
-        }
-    }
-
     fn fix_weak_refs(&mut self) {
         // A node reached only through weak references would not survive
         // decoding: its last WEAKEN becomes PAD, making that reference strong.
@@ -203,69 +168,6 @@ impl<'e> Writer<'e> {
                 let byte = &mut self.out[self.base + off as usize];
                 *byte = tag::PAD | (*byte & TRACK_FLAG);
             }
-        }
-    }
-
-    /// Runs user code at a callback boundary. Under the Guard policy every
-    /// node being written is locked for its duration (a mutation attempt
-    /// gets an error, and fails the encode); under either policy, from the
-    /// first callback on, every node and key the seen tables name is kept
-    /// alive until the document ends.
-    ///
-    /// `levels` is the number of depths whose node is being written: the
-    /// current depth's too for a callback inside a body (stringify), not for
-    /// one before a node is entered (FREEZE).
-    fn callback<T>(
-        &mut self,
-        levels: usize,
-        what: impl Fn() -> String,
-        f: impl FnOnce(&mut Callbacks) -> Result<T>,
-    ) -> Result<T> {
-        if !self.retained.on {
-            self.note_written_keys();
-        }
-        self.retained.start(self.seen);
-        // Depth 1 is the root slot; nodes are entered from depth 2 on. A zero
-        // entry is a depth whose content the encoder owns (FREEZE values).
-        let end = if self.snapshot {
-            0
-        } else {
-            levels.min(self.active.len())
-        };
-        let nodes: Vec<usize> = self.active[2.min(end)..end]
-            .iter()
-            .filter(|&&b| b != 0)
-            .map(|&b| NodeRc::node_of_box(b))
-            .collect();
-        // SAFETY: the nodes being written are held by their parents (locked
-        // too) or by the caller's root, so they outlive this call.
-        let locks: Vec<_> = nodes
-            .iter()
-            .map(|&p| unsafe { &*(p as *const Node) }.lock())
-            .collect();
-        let scope = Scope::enter(nodes);
-        if self.retained.drop_released() && scope.refused() {
-            drop(scope);
-            drop(locks);
-            return Err(Error::new(ErrorKind::Callback(
-                "dropping the FREEZE values of an object written before tried to change a \
-                 container being encoded"
-                    .into(),
-            )));
-        }
-        let result = f(self.callbacks);
-        let refused = scope.refused();
-        drop(scope);
-        drop(locks);
-        match result {
-            Err(e) => {
-                Err(Error::new(ErrorKind::Callback(format!("{} failed: {e}", what()))).caused_by(e))
-            }
-            Ok(_) if refused => Err(Error::new(ErrorKind::Callback(format!(
-                "{} tried to change a container being encoded",
-                what()
-            )))),
-            Ok(v) => Ok(v),
         }
     }
 
@@ -647,16 +549,6 @@ impl<'e> Writer<'e> {
             Via::Slot => self.tag_varint(tag::ALIAS, off),
         }
         self.set_track_flag(off);
-    }
-
-    /// Names the node whose box is at `addr` (0 for none) as the one being
-    /// written at this depth, for a callback below it to lock.
-    #[inline(always)]
-    fn mark_active(&mut self, addr: usize) {
-        debug_assert!(self.guarded && self.depth < self.active.len());
-        // SAFETY: marks are made only when callbacks can run, at a depth
-        // `enter` reached, which made `active` that long.
-        unsafe { *self.active.get_unchecked_mut(self.depth) = addr };
     }
 
     /// Writes a node reached through a reference or as the slot itself.
