@@ -15,6 +15,8 @@ mod cases;
 mod compare;
 #[path = "plot.rs"]
 mod plot;
+#[path = "stats.rs"]
+mod stats;
 
 use clap::Parser;
 use sereal::{Body, CallbackPolicy, Encoder, EncoderOptions, Value};
