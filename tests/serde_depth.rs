@@ -98,3 +98,31 @@ fn a_deserializer_used_on_another_thread_guards_that_threads_stack() {
     serde::de::IgnoredAny::deserialize(&mut de).unwrap();
     de.end().unwrap();
 }
+
+/// A decoded graph serializes through serde (to Sereal, to JSON, to a new
+/// graph) on a small stack in any build: a nest just under the limit goes
+/// through, and a cycle is an error, not an overflow.
+#[test]
+fn decoded_graphs_serialize_on_a_small_stack() {
+    on_small_stack(|| {
+        let depth = 9_990;
+        let v = sereal::decode(&doc(&[0x41], depth)).unwrap();
+        let json = serde_json::to_string(&*v).unwrap();
+        assert_eq!(json, format!("{}1{}", "[".repeat(depth), "]".repeat(depth)));
+        let bytes = sereal::to_vec(&*v).unwrap();
+        let back: Value = from_slice(&bytes).unwrap();
+        assert!(back == *v);
+        let copy = sereal::to_value(&*v).unwrap();
+        assert!(copy == *v);
+
+        // A hash holding a reference to itself.
+        let cyclic = sereal::decode(b"=srl\x01\x00\x28\xaa\x01\x64self\x29\x07").unwrap();
+        let e = serde_json::to_string(&*cyclic).unwrap_err();
+        assert!(e.to_string().contains("too deep (or cyclic)"), "{e}");
+        // The Sereal and graph serializers' own depth limit is met first.
+        let e = sereal::to_vec(&*cyclic).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+        let e = sereal::to_value(&*cyclic).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+    });
+}

@@ -13,7 +13,8 @@ thread_local! {
 const MAX_DEPTH: usize = 10_000;
 
 /// Counts nesting while a value serializes, so a cycle is an error rather
-/// than a stack overflow.
+/// than endless recursion; each level also runs through the crate's stack
+/// guard, so the levels below the limit fit on any thread in any build.
 struct Nested;
 
 impl Nested {
@@ -75,7 +76,7 @@ impl ser::Serialize for Value {
                 let body = node
                     .try_body()
                     .map_err(|_| ser::Error::custom("a node is borrowed for writing"))?;
-                match &*body {
+                crate::stack::deeper(|| match &*body {
                     Body::Scalar(v) => v.serialize(s),
                     Body::Array(a) | Body::Frozen(a) => {
                         let mut seq = s.serialize_seq(Some(a.len()))?;
@@ -90,7 +91,7 @@ impl ser::Serialize for Value {
                         map.end()
                     }
                     Body::Regexp(re) => text_or_bytes(s, re.pattern.as_bytes()),
-                }
+                })
             }
         }
     }
