@@ -27,6 +27,8 @@ fn lossless_json_frees_what_it_builds() {
     let _profiler = dhat::Profiler::builder().testing().build();
     failed_lossless_json_frees_its_nodes();
     lossless_json_frees_the_cycles_its_document_does_not_reach();
+    lossless_json_documents_free_their_cycles();
+    failed_decodes_free_the_cycles_they_closed();
 }
 
 fn failed_lossless_json_frees_its_nodes() {
@@ -78,4 +80,47 @@ fn lossless_json_frees_the_cycles_its_document_does_not_reach() {
         &before,
         format_args!("from_json leaked the nodes its document does not reach"),
     );
+}
+
+fn lossless_json_documents_free_their_cycles() {
+    // An array holding itself; a hash holding itself through an array, the
+    // header referring into the body's cycle; a cycle only the header holds.
+    let texts = [
+        r#"{"format":"sereal-lossless-1","body":{"ref":0},"nodes":[{"array":[{"ref":0}]}]}"#,
+        r#"{"format":"sereal-lossless-1","protocol":5,"header":{"ref":1},"body":{"ref":0},
+            "nodes":[{"hash":[["list",{"ref":1}]]},{"array":[{"ref":0},7]}]}"#,
+        r#"{"format":"sereal-lossless-1","protocol":5,"header":{"ref":0},"body":1,
+            "nodes":[{"array":[{"ref":0}]}]}"#,
+    ];
+    for text in texts {
+        let json: serde_json::Value = serde_json::from_str(text).unwrap();
+        drop(Document::from_json(&json, true));
+        let before = dhat::HeapStats::get();
+        let doc = Document::from_json(&json, true).expect("valid lossless JSON");
+        drop(doc);
+        assert_heap_is(&before, format_args!("a cyclic document leaked: {text}"));
+    }
+    // A handle taken out keeps its part of the graph whole.
+    let json: serde_json::Value = serde_json::from_str(texts[1]).unwrap();
+    let doc = Document::from_json(&json, true).unwrap();
+    let list = doc.body.get("list").unwrap();
+    drop(doc);
+    assert_eq!(list.at(1), Some(sereal::Value::from(7)));
+    assert!(list.at(0).unwrap().get("list").is_some());
+    list.dismantle();
+}
+
+fn failed_decodes_free_the_cycles_they_closed() {
+    // ARRAYREF_2 [ a tracked REFN + ARRAY [ a REFP back to it ], then the
+    // document ends: the cycle is closed before the error.
+    let input = b"=\xF3rl\x05\x00\x42\xa8\x2b\x01\x29\x02";
+    let dec = sereal::Decoder::default();
+    drop(Document::decode(input, &dec));
+    let before = dhat::HeapStats::get();
+    drop(Document::decode(input, &dec).expect_err("the document is cut"));
+    drop(Document::decode_prefix(input, &dec).expect_err("the document is cut"));
+    // The same body as user header data, and as the body after a header.
+    let header = b"=\xF3rl\x05\x08\x01\x42\xa8\x2b\x01\x29\x03\x01";
+    drop(Document::decode(header, &dec).expect_err("the header is cut"));
+    assert_heap_is(&before, format_args!("a failed decode leaked its cycle"));
 }

@@ -535,8 +535,12 @@ impl<'j> Builder<'j> {
     /// Nodes the JSON describes but nothing reaches may hold strong cycles
     /// among themselves (`[{"ref":0}]` as node 0 of a document whose body
     /// is elsewhere): those are freed.
-    /// Also the document's [`Forms`], for the nodes the JSON reaches.
-    pub(super) fn finish(mut self) -> (Vec<Ref>, Forms) {
+    /// Also the nodes that more than one handle of the graph holds (every
+    /// strong cycle the graph reaches passes through one of them, where its
+    /// path from the root enters it), for a [`crate::Document`] to free the
+    /// cycles when it is dropped; and the document's [`Forms`], for the
+    /// nodes the JSON reaches.
+    pub(super) fn finish(mut self) -> (Vec<Ref>, Vec<Ref>, Forms) {
         let nodes = std::mem::take(&mut self.nodes);
         let keep: Vec<Ref> = nodes
             .iter()
@@ -544,6 +548,13 @@ impl<'j> Builder<'j> {
             .cloned()
             .collect();
         crate::value::collect::collect_cycles(&nodes);
+        // The table's handle, and two or more in the graph (a node `keep`
+        // holds has none there).
+        let cycles: Vec<Ref> = nodes
+            .iter()
+            .filter(|r| r.strong_count() > 2)
+            .cloned()
+            .collect();
         // Reached: held by more than the table.
         let reached = |i: &&usize| nodes[**i].strong_count() > 1;
         let forms = Forms {
@@ -560,7 +571,7 @@ impl<'j> Builder<'j> {
                 .map(|&i| nodes[i].addr())
                 .collect(),
         };
-        (keep, forms)
+        (keep, cycles, forms)
     }
 }
 

@@ -299,14 +299,18 @@ impl Document {
             &mut Path::root("body"),
         )?;
         b.fill_nodes()?;
-        let (keep_alive, forms) = b.finish();
+        let (keep_alive, cycles, forms) = b.finish();
+        // Header and body share the node table: each document holds every
+        // candidate, so the one dropped last frees the cycles the other's
+        // handles kept.
+        let document = |root| crate::Document::new(root, cycles.clone(), Vec::new());
         Ok(Document {
             forms,
             protocol,
             compression,
             legacy_snappy,
-            header: header.map(Into::into),
-            body: body.into(),
+            header: header.map(document),
+            body: document(body),
             keep_alive,
         })
     }

@@ -265,7 +265,13 @@ impl<'a, 'o> Reader<'a, 'o> {
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
             None => Ok((doc, self.cur.pos(), forms)),
-            Some(e) => Err(e),
+            Some(e) => {
+                // The forms' handles first: the document frees what only
+                // its cycles hold.
+                drop(forms);
+                drop(doc);
+                Err(e)
+            }
         }
     }
 
