@@ -136,10 +136,13 @@ pub struct Rules<'a> {
     shift: usize,
     max_depth: usize,
     depth: usize,
-    /// Positions of the tracked `OBJECT`s whose slot the next node is.
-    slot: Option<Vec<usize>>,
+    /// Positions of the tracked `OBJECT`s whose slot the next node is, and
+    /// whether the slot is a `REFN`'s referent (whose level it took).
+    slot: Option<(Vec<usize>, bool)>,
     /// A tracked PAD just read: the next item is tracked at its position.
     pad: Option<usize>,
+    /// Where the referent of the last `REFN` starts.
+    referent_at: usize,
     /// Nodes that `REFP` and `ALIAS` may name, by body offset.
     tracked: HashMap<usize, u32>,
     nodes: Vec<Node>,
@@ -163,6 +166,7 @@ impl<'a> Rules<'a> {
             depth: 0,
             slot: None,
             pad: None,
+            referent_at: 0,
             tracked: HashMap::new(),
             nodes: Vec::new(),
             keys: Marks::default(),
@@ -239,6 +243,9 @@ impl<'a> Rules<'a> {
         };
         let index = parent.index;
         parent.index += 1;
+        if bare == tag::REFN {
+            self.referent_at = raw_at + 1;
+        }
         let leaf = Ok(Some(Step::Leaf(Got::Plain)));
         let step = match (parent.what, index) {
             (What::Hash, i) if i % 2 == 0 => {
@@ -248,36 +255,52 @@ impl<'a> Rules<'a> {
             (What::Regexp, _) => return leaf,
             (What::Frozen | What::FrozenV, _) => match bare {
                 tag::REFN => Step::Open(Open::new(What::FrozenRefn, at, 0, Some(Got::Ref))),
-                tag::ARRAY => self.node(tag::ARRAY, at, tracked, off)?,
+                tag::ARRAY => self.node(tag::ARRAY, at, tracked, off, true, What::Frozen)?,
                 _ => {
                     let what = "after OBJECT_FREEZE (expected REFN or ARRAY)";
                     return Err((at, ErrorKind::UnexpectedTag(t, what)));
                 }
             },
-            (What::FrozenRefn, _) if bare == tag::ARRAY => self.node(bare, at, tracked, off)?,
+            (What::FrozenRefn, _) if bare == tag::ARRAY => {
+                self.node(bare, at, tracked, off, true, What::FrozenRefn)?
+            }
             (What::FrozenRefn, _) => {
                 let what = "in an OBJECT_FREEZE (expected ARRAY)";
                 return Err((at, ErrorKind::UnexpectedTag(t, what)));
             }
+            // a weak reference is not a reference: neither weakened nor
+            // blessed
+            (What::Weaken, _) if bare == tag::WEAKEN => {
+                let m = "WEAKEN of a non-reference".into();
+                return Err((parent.at, ErrorKind::Invalid(m)));
+            }
+            (What::Object | What::ObjectV, _) if bare == tag::WEAKEN => {
+                let m = "an object must be a reference".into();
+                return Err((parent.at, ErrorKind::Invalid(m)));
+            }
             (what, _) => {
                 let referent = what == What::Refn;
                 if !referent && !tracked && self.slot.is_none() {
-                    self.value(bare, at, off)?
+                    self.value(bare, at, off, what)?
                 } else if matches!(bare, tag::OBJECT | tag::OBJECTV) {
-                    // the object's value makes its slot, named at `at` too
-                    let levels = if tracked || referent {
+                    // the object's value makes its slot, named at `at` too;
+                    // a referent takes its level here
+                    let levels = if referent {
                         self.enter(at)?;
                         1
                     } else {
                         0
                     };
-                    let slot = self.slot.get_or_insert_with(Vec::new);
+                    let slot = self.slot.get_or_insert_with(|| (Vec::new(), referent));
                     if tracked {
-                        slot.push(at);
+                        slot.0.push(at);
                     }
-                    self.object(bare, at, off, levels)?
+                    self.object(bare, at, off, levels, what)?
                 } else {
-                    self.node(bare, at, tracked, off)?
+                    // an immortal right after its REFN takes no level
+                    let level = referent
+                        && !(raw_at == self.referent_at && protocol::immortal_referent(t, false));
+                    self.node(bare, at, tracked, off, level, what)?
                 }
             }
         };
@@ -285,16 +308,32 @@ impl<'a> Rules<'a> {
     }
 
     /// An item that is a node of its own (tracked, a named slot, a
-    /// referent, a container): registered where REFP and ALIAS find it.
-    fn node(&mut self, t: u8, at: usize, tracked: bool, off: u64) -> Check<Step<'a>> {
-        let prefixes = self.slot.take();
-        let levels = if prefixes.is_none() {
+    /// referent, a container), in an item of `parent`: registered where
+    /// REFP and ALIAS find it. It takes a level if it is a `referent` that
+    /// takes one or a container that is not a referent (the decoder's
+    /// count, `sereal::protocol::immortal_referent`).
+    fn node(
+        &mut self,
+        t: u8,
+        at: usize,
+        tracked: bool,
+        off: u64,
+        referent: bool,
+        parent: What,
+    ) -> Check<Step<'a>> {
+        let slot = self.slot.take();
+        let container = matches!(t, tag::ARRAY | tag::HASH);
+        let level = match &slot {
+            Some((_, slot_referent)) => container && !slot_referent,
+            None => referent || container,
+        };
+        let levels = if level {
             self.enter(at)?;
             1
         } else {
             0
         };
-        let prefixes = prefixes.unwrap_or_default();
+        let prefixes = slot.map(|s| s.0).unwrap_or_default();
         match t {
             tag::ARRAY | tag::HASH | tag::REGEXP => {
                 let id = self.new_node(Node::Container, at, tracked, &prefixes);
@@ -318,7 +357,7 @@ impl<'a> Rules<'a> {
             }
             _ => {
                 let id = self.new_node(Node::Open, at, tracked, &prefixes);
-                match self.value(t, at, off)? {
+                match self.value(t, at, off, parent)? {
                     Step::Leaf(g) => {
                         self.set_cell(id, g, at)?;
                         self.depth -= levels;
@@ -334,8 +373,8 @@ impl<'a> Rules<'a> {
         }
     }
 
-    /// A value in a slot of its container.
-    fn value(&mut self, t: u8, at: usize, off: u64) -> Check<Step<'a>> {
+    /// A value in a slot of its container, an item of `parent`.
+    fn value(&mut self, t: u8, at: usize, off: u64, parent: What) -> Check<Step<'a>> {
         let open = |what, levels, got| Ok(Step::Open(Open::new(what, at, levels, got)));
         match t {
             tag::COPY => {
@@ -356,32 +395,52 @@ impl<'a> Rules<'a> {
                 self.enter(at)?;
                 return open(What::Hash, 1, Some(Got::Ref));
             }
-            tag::ARRAY | tag::HASH | tag::REGEXP => return self.node(t, at, false, off),
-            tag::OBJECT | tag::OBJECTV => return self.object(t, at, off, 0),
+            tag::ARRAY | tag::HASH | tag::REGEXP => {
+                return self.node(t, at, false, off, false, parent)
+            }
+            tag::OBJECT | tag::OBJECTV => return self.object(t, at, off, 0, parent),
             tag::OBJECT_FREEZE => return open(What::Frozen, 0, None),
             tag::OBJECTV_FREEZE => {
                 self.class_target(off, at)?;
                 return open(What::FrozenV, 0, None);
             }
             tag::WEAKEN => {
-                self.enter(at)?;
-                return open(What::Weaken, 1, None);
+                let levels = self.prefix_level(parent, t, at)?;
+                return open(What::Weaken, levels, None);
             }
             _ => {}
         }
         Ok(Step::Leaf(Got::Plain))
     }
 
-    /// An `OBJECT` or `OBJECTV`: its value is one level deeper.
-    fn object(&mut self, t: u8, at: usize, off: u64, levels: usize) -> Check<Step<'a>> {
+    /// An `OBJECT` or `OBJECTV` in an item of `parent`, holding `levels`.
+    fn object(
+        &mut self,
+        t: u8,
+        at: usize,
+        off: u64,
+        levels: usize,
+        parent: What,
+    ) -> Check<Step<'a>> {
         let what = if t == tag::OBJECT {
             What::Object
         } else {
             self.class_target(off, at)?;
             What::ObjectV
         };
+        let levels = levels + self.prefix_level(parent, t, at)?;
+        Ok(Step::Open(Open::new(what, at, levels, None)))
+    }
+
+    /// The level a prefix `t` read at `at` directly in an item of `parent`
+    /// takes (`sereal::protocol::nested_prefix_level`).
+    fn prefix_level(&mut self, parent: What, t: u8, at: usize) -> Check<usize> {
+        let object = matches!(parent, What::Object | What::ObjectV);
+        if !object || !protocol::nested_prefix_level(tag::OBJECT, t) {
+            return Ok(0);
+        }
         self.enter(at)?;
-        Ok(Step::Open(Open::new(what, at, levels + 1, None)))
+        Ok(1)
     }
 
     fn finish(&mut self, mut o: Open<'a>) -> Check<Got> {

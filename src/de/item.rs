@@ -164,11 +164,10 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads one value, a `REFN`'s referent if `referent`. Levels count as
-    /// the decoder counts them, where it counts them: one for the node a
-    /// referent or a tracked item is (an `ARRAY` or `HASH` in it adds none),
-    /// one for each `ARRAYREF_n`/`HASHREF_n`, bare `ARRAY`/`HASH`, `REGEXP`,
-    /// `WEAKEN` and `OBJECT`; and one for each `REFP` or `ALIAS` target,
-    /// which only this reader reads again.
+    /// the decoder counts them, where it counts them
+    /// ([`protocol::immortal_referent`]), and a `REFP` or `ALIAS` target's
+    /// levels again where it is met again: only this reader reads a
+    /// shared container twice (a shared scalar takes no level).
     pub(super) fn parse_item<V: Visitor<'de>>(
         &mut self,
         visitor: V,
@@ -197,6 +196,12 @@ impl<'de> Deserializer<'de> {
     ) -> Result<V::Value> {
         // A tracked PAD tracks the item after it, at the PAD's offset.
         let mut tracked_pad = None;
+        let start = self.cur.pos();
+        // The prefix tag the item read now is directly inside.
+        let mut prefix = None;
+        // Whether the item read now is the slot of an object that is a
+        // referent (whose level the referent took).
+        let mut referent_slot = false;
         loop {
             let at = self.cur.pos();
             self.prepay(1, at)?;
@@ -216,12 +221,20 @@ impl<'de> Deserializer<'de> {
                     marks.push(p);
                 }
             }
-            let node = std::mem::take(&mut referent) || tracked.is_some();
-            if node {
+            let referent = std::mem::take(&mut referent);
+            let immortal = at == start && protocol::immortal_referent(b, self.opts.use_undef);
+            let object = matches!(t, tag::OBJECT | tag::OBJECTV);
+            if referent && !immortal
+                || matches!(t, tag::ARRAY | tag::HASH) && !referent && !referent_slot
+            {
                 self.cur.enter()?;
             }
-            if t == tag::WEAKEN || matches!(t, tag::REGEXP | tag::ARRAY | tag::HASH) && !node {
-                self.cur.enter()?;
+            referent_slot = object && (referent || referent_slot);
+            if object || t == tag::WEAKEN {
+                if prefix.is_some_and(|outer| protocol::nested_prefix_level(outer, t)) {
+                    self.cur.enter()?;
+                }
+                prefix = Some(t);
             }
             let v = match t {
                 tag::WEAKEN => match self.weak_back(self.cur.pos()) {
@@ -244,8 +257,9 @@ impl<'de> Deserializer<'de> {
                     }
                     let back = self.cur.pos();
                     self.cur.set_pos(p);
-                    // The target is tracked: reading it is a level.
-                    let v = Stack::run(self, |de| de.parse(visitor, want));
+                    // Read as the tracked item it is: a container takes
+                    // its level again, a scalar none.
+                    let v = Stack::run(self, |de| de.parse_item(visitor, want, false));
                     self.cur.set_pos(back);
                     v
                 }
@@ -267,8 +281,7 @@ impl<'de> Deserializer<'de> {
                             return Err(self.cur.error_at(kind, at));
                         }
                     }
-                    if matches!(t, tag::OBJECT | tag::OBJECTV) {
-                        self.cur.enter()?;
+                    if object {
                         if !self.reference_follows(self.cur.pos(), true) {
                             return self.not_a_reference("an object must be a reference", at);
                         }

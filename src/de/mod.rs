@@ -105,6 +105,7 @@ struct Limits {
     max_num_hash_entries: usize,
     max_string_length: usize,
     refuse_objects: bool,
+    use_undef: bool,
 }
 
 /// Positions of the tracked items read so far (what REFP and ALIAS may
@@ -270,6 +271,7 @@ impl<'de> Deserializer<'de> {
                 max_num_hash_entries: opts.max_num_hash_entries,
                 max_string_length: opts.max_string_length,
                 refuse_objects: opts.refuse_objects,
+                use_undef: opts.use_undef,
             },
             stack,
             seen: Rare(ManuallyDrop::new(None)),
@@ -377,10 +379,13 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads the value a `WEAKEN` or `OBJECT` at `at` may not apply to,
-    /// then fails as the decoder does.
+    /// then fails as the decoder does: at once if it is a `WEAKEN`.
     fn not_a_reference<T>(&mut self, what: &str, at: usize) -> Result<T> {
         let (t, t_at) = self.next_tag()?;
-        if t == tag::ALIAS {
+        if t == tag::WEAKEN {
+            // A weak reference is not a reference: a chain of them is
+            // refused at its start.
+        } else if t == tag::ALIAS {
             // Not followed: the decoder only looks its target up.
             let off = self.cur.varint()?;
             self.tracked_target(off, t_at, "ALIAS")?;

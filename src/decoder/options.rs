@@ -29,7 +29,14 @@ pub struct DecoderOptions {
     pub no_bless_objects: bool,
     /// Check that `STR_UTF8` strings are valid UTF-8.
     pub validate_utf8: bool,
-    /// Maximum nesting depth (default 10000, as Perl).
+    /// Maximum nesting depth (default 10000, as Perl). Levels are counted
+    /// as Perl's decoder counts them, so a document Perl decodes under a
+    /// limit decodes here under the same limit: a reference's referent takes
+    /// a level (except the immortal `TRUE`, `FALSE` and `CANONICAL_UNDEF`,
+    /// and `UNDEF` under `use_undef`), as do `ARRAYREF_n`/`HASHREF_n`, an
+    /// array or hash that is no reference's referent, and an object written
+    /// directly inside another object's tag; `WEAKEN`, `OBJECT` and tracking
+    /// take none.
     pub max_recursion_depth: usize,
     /// Maximum entries in one hash (default: none).
     pub max_num_hash_entries: usize,

@@ -330,6 +330,53 @@ pub fn zigzag_decode(n: u64) -> i64 {
     ((n >> 1) as i64) ^ -((n & 1) as i64)
 }
 
+/// Whether the item whose tag byte `byte` (track flag included) comes
+/// right after a `REFN` is its referent without a nesting level: one of
+/// Perl's immortal scalars (`TRUE`, `FALSE`, `CANONICAL_UNDEF`, and
+/// `UNDEF` under `use_undef`), which Perl's decoder refers to without
+/// reading a value.
+///
+/// Every reader of this crate counts `max_recursion_depth` as Perl's
+/// decoder does: one level for a `REFN`'s referent and one for each
+/// `ARRAYREF_n`/`HASHREF_n`; none for a tracked item, a `WEAKEN` or an
+/// `OBJECT`. Two forms Perl's encoder never writes, which its decoder
+/// reads without counting (and so recurses without bound), take one: an
+/// `ARRAY` or `HASH` that is not a referent (nor the value of an object
+/// that is one), and a prefix directly inside another
+/// ([`nested_prefix_level`]).
+///
+/// ```
+/// use sereal::protocol::{immortal_referent, tag, TRACK_FLAG};
+/// assert!(immortal_referent(tag::TRUE, false));
+/// assert!(!immortal_referent(tag::TRUE | TRACK_FLAG, false));
+/// assert!(immortal_referent(tag::UNDEF, true) && !immortal_referent(tag::UNDEF, false));
+/// ```
+#[inline]
+pub fn immortal_referent(byte: u8, use_undef: bool) -> bool {
+    matches!(byte, tag::TRUE | tag::FALSE | tag::CANONICAL_UNDEF) || byte == tag::UNDEF && use_undef
+}
+
+/// Whether the item with tag `inner` (track flag cleared), read directly
+/// as the value of the prefix tag `outer` (`WEAKEN`, `OBJECT`, `OBJECTV`),
+/// takes a nesting level: it does when both are objects (`OBJECT` or
+/// `OBJECTV`). An object in a `WEAKEN` (a weak reference to an object, the
+/// one chain Perl's encoder writes) takes none; a `WEAKEN` directly in a
+/// `WEAKEN` or an object is refused, as soon as it is read, since a weak
+/// reference is not a reference. Perl's decoder counts no prefix; a chain
+/// of objects stays within the depth limit here. See
+/// [`immortal_referent`] for the other levels.
+///
+/// ```
+/// use sereal::protocol::{nested_prefix_level, tag};
+/// assert!(!nested_prefix_level(tag::WEAKEN, tag::OBJECT));
+/// assert!(nested_prefix_level(tag::OBJECT, tag::OBJECTV));
+/// assert!(!nested_prefix_level(tag::OBJECT, tag::REFN));
+/// ```
+#[inline]
+pub fn nested_prefix_level(outer: u8, inner: u8) -> bool {
+    matches!(outer, tag::OBJECT | tag::OBJECTV) && matches!(inner, tag::OBJECT | tag::OBJECTV)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

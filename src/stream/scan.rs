@@ -12,8 +12,8 @@ const MIN_DOCUMENT: usize = 7;
 enum Ctx {
     /// Any value (an array element, a hash value, the body).
     Value,
-    /// Any value, read as a node (the referent of a `REFN`): it takes a
-    /// nesting level whatever its tag, as a tracked item does.
+    /// The referent of a `REFN`: it takes a nesting level whatever its tag
+    /// (but an immortal right after the `REFN`).
     Node,
     /// A hash key: a string or a `COPY`.
     Key,
@@ -29,14 +29,23 @@ enum Ctx {
     FrozenArray,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
-    /// Array elements, the body, and what `WEAKEN` applies to.
+    /// Array elements, the body.
     Items,
+    /// What the `WEAKEN` at `at` applies to.
+    Weaken { at: usize },
     /// Hash entries: keys and values in turn.
     Entries,
-    /// Class, then the referent.
-    Object,
+    /// Class, then the value the object is made of: `referent` if the
+    /// object is a `REFN`'s referent (whose level it took), `chain` if it
+    /// takes a level when its class is read (a prefix directly inside
+    /// another; see `Scanner::value`).
+    Object {
+        referent: bool,
+        chain: bool,
+        at: usize,
+    },
     /// Class, `REFN`, then `ARRAY` and its values.
     Freeze,
     /// Pattern, then flags.
@@ -58,11 +67,11 @@ struct Frame {
 impl Frame {
     fn ctx(&self) -> Ctx {
         match (self.kind, self.slots) {
-            (Kind::Items, _) => Ctx::Value,
+            (Kind::Items | Kind::Weaken { .. }, _) => Ctx::Value,
             (Kind::Entries, s) if s % 2 == 0 => Ctx::Key,
             (Kind::Entries, _) => Ctx::Value,
-            (Kind::Object, 2) => Ctx::Class,
-            (Kind::Object, _) => Ctx::Value,
+            (Kind::Object { .. }, 2) => Ctx::Class,
+            (Kind::Object { .. }, _) => Ctx::Value,
             (Kind::Freeze, 3) => Ctx::Class,
             (Kind::Freeze, 2) => Ctx::FrozenRefn,
             (Kind::Freeze, _) => Ctx::FrozenArray,
@@ -136,6 +145,8 @@ pub(super) struct Scanner {
     step: Step,
     /// Bytes scanned.
     pub(super) pos: usize,
+    /// Where the referent of the last `REFN` starts.
+    referent_at: usize,
     stack: Vec<Frame>,
     /// Nesting depth, as the decoder counts it.
     depth: usize,
@@ -202,6 +213,7 @@ impl Default for Scanner {
             pos: 0,
             stack: Vec::new(),
             depth: 0,
+            referent_at: 0,
             levels: 0,
             owed: 0,
             keys: None,
@@ -422,8 +434,8 @@ impl Scanner {
                 self.stack.pop();
                 continue;
             }
-            if let (Kind::Object, 1) = (top.kind, top.slots) {
-                // The class is read: the object's referent is one level deeper.
+            if let (Kind::Object { chain: true, .. }, 1) = (top.kind, top.slots) {
+                // The class is read: the object's value is one level deeper.
                 top.levels += 1;
                 self.depth += 1;
                 self.check_depth(o)?;
@@ -447,9 +459,10 @@ impl Scanner {
                 return Err(Scan::End(at));
             };
             let ctx = top.ctx();
+            let parent = top.kind;
             top.slots -= 1;
             self.owed -= 1;
-            self.item(ctx, b, tracked || b & TRACK_FLAG != 0, at, o)?;
+            self.item(ctx, parent, b, at, o)?;
             if !matches!(self.step, Step::Tag { .. }) {
                 return Ok(());
             }
@@ -459,12 +472,13 @@ impl Scanner {
         Err(Scan::More)
     }
 
-    /// The item whose tag byte `b` was read at `at`, in context `ctx`.
+    /// The item whose tag byte `b` was read at `at`, in context `ctx` of a
+    /// frame of kind `parent`.
     fn item(
         &mut self,
         ctx: Ctx,
+        parent: Kind,
         b: u8,
-        tracked: bool,
         at: usize,
         o: &DecoderOptions,
     ) -> Result<(), Scan> {
@@ -473,7 +487,12 @@ impl Scanner {
             Err(s.invalid(ErrorKind::UnexpectedTag(t, what), at))
         };
         match ctx {
-            Ctx::Value | Ctx::Node => self.value(t, ctx == Ctx::Node || tracked, at, o),
+            Ctx::Node => {
+                let immortal =
+                    at == self.referent_at && protocol::immortal_referent(b, o.use_undef);
+                self.value(t, parent, !immortal, o)
+            }
+            Ctx::Value => self.value(t, parent, false, o),
             Ctx::Key | Ctx::Class | Ctx::Pattern | Ctx::Flags => {
                 let (copy_ok, what, shown) = match ctx {
                     Ctx::Key => (true, "as a hash key", t),
@@ -512,10 +531,24 @@ impl Scanner {
         }
     }
 
-    /// A value whose (untracked) tag `t` was read at `at`; `node`: it is
-    /// read as a node (tracked, or a `REFN` referent), which takes a level.
-    fn value(&mut self, t: u8, node: bool, at: usize, o: &DecoderOptions) -> Result<(), Scan> {
-        let base = u8::from(node);
+    /// A value whose (untracked) tag `t` was read at `at` in a frame of
+    /// kind `parent`; `referent`: it is a `REFN`'s referent that takes a
+    /// level. Levels count as the decoder counts them
+    /// ([`protocol::immortal_referent`]).
+    fn value(
+        &mut self,
+        t: u8,
+        parent: Kind,
+        referent: bool,
+        o: &DecoderOptions,
+    ) -> Result<(), Scan> {
+        let at = self.pos - 1;
+        let base = u8::from(referent);
+        let chain = match parent {
+            Kind::Object { .. } => protocol::nested_prefix_level(tag::OBJECT, t),
+            _ => false,
+        };
+        let referent_slot = matches!(parent, Kind::Object { referent: true, .. });
         match t {
             tag::POS_0..=tag::NEG_1
             | tag::UNDEF
@@ -551,11 +584,12 @@ impl Scanner {
             tag::REFN => {
                 self.enter(base, o)?;
                 self.push(Kind::Ref, 1);
+                self.referent_at = self.pos;
                 Ok(())
             }
-            // a node of its own, tracked or not
+            // a level of its own, or its referent's
             tag::ARRAY | tag::HASH => {
-                self.enter(1, o)?;
+                self.enter(u8::from(!referent_slot), o)?;
                 self.varint(if t == tag::ARRAY {
                     Then::Array
                 } else {
@@ -563,7 +597,7 @@ impl Scanner {
                 })
             }
             tag::REGEXP => {
-                self.enter(1, o)?;
+                self.enter(base, o)?;
                 self.push(Kind::Regexp, 2);
                 Ok(())
             }
@@ -591,7 +625,17 @@ impl Scanner {
                     });
                 }
                 let (kind, slots) = match t {
-                    tag::OBJECT | tag::OBJECTV => (Kind::Object, 2),
+                    tag::OBJECT | tag::OBJECTV => {
+                        let referent = referent || referent_slot;
+                        (
+                            Kind::Object {
+                                referent,
+                                chain,
+                                at,
+                            },
+                            2,
+                        )
+                    }
                     _ => (Kind::Freeze, 3),
                 };
                 self.push(kind, slots);
@@ -606,8 +650,18 @@ impl Scanner {
                 Ok(())
             }
             tag::WEAKEN => {
-                self.enter(base + 1, o)?;
-                self.push(Kind::Items, 1);
+                // A weak reference is not a reference: neither weakened
+                // nor blessed.
+                let refused = match parent {
+                    Kind::Weaken { at } => Some(("WEAKEN of a non-reference", at)),
+                    Kind::Object { at, .. } => Some(("an object must be a reference", at)),
+                    _ => None,
+                };
+                if let Some((m, at)) = refused {
+                    return Err(self.invalid(ErrorKind::Invalid(m.into()), at));
+                }
+                self.enter(base, o)?;
+                self.push(Kind::Weaken { at }, 1);
                 Ok(())
             }
             _ => Err(self.invalid(ErrorKind::UnexpectedTag(t, "as a value"), at)),

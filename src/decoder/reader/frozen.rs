@@ -87,7 +87,7 @@ impl<'o> Reader<'_, 'o> {
             }
             _ => None,
         };
-        let node = self.node_from_tag(tag::ARRAY, at2, tracked)?;
+        let node = self.node_from_tag(tag::ARRAY, at2, tracked, true)?;
         if self.opts.no_bless_objects {
             return Ok(wrap(node));
         }

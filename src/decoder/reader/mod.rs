@@ -4,7 +4,7 @@
 use super::scratch::Scratch;
 use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{tag, Cursor, TRACK_FLAG};
+use crate::protocol::{self, tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use crate::value::{
     collect, Array, Body, ClassMap, ClassNames, Document, Hash, Key, NodeChunks, Ref, Value,
@@ -63,10 +63,14 @@ pub(super) struct Reader<'a, 'o> {
     /// Immortal cells that weak references point to (see [`Document`]).
     keep: Vec<Ref>,
     /// While an `OBJECT` that names its slot is read (a tracked one, or the
-    /// referent of a `REFN`): the offsets of the tracked `OBJECT` tags whose
-    /// slot the next item makes. Perl reads an object's value into the
-    /// object's own slot, so a tracked tag inside it names that slot too.
-    slot: Option<Vec<usize>>,
+    /// referent of a `REFN`): the slot the next item makes. Perl reads an
+    /// object's value into the object's own slot, so a tracked tag inside
+    /// it names that slot too.
+    slot: Option<Slot>,
+    /// The prefix tag (`WEAKEN`, `OBJECT`, `OBJECTV`) whose own value is
+    /// being read, with no nesting level entered since: the next prefix
+    /// read is directly inside it.
+    prefix: Option<u8>,
     /// Integers below this (and from -16) decode as aliases of one shared
     /// cell per value (`alias_smallint`, `alias_varint_under`); 0: none.
     alias_below: u64,
@@ -109,6 +113,15 @@ impl Forms {
         self.refn.extend(other.refn);
         self.pad.extend(other.pad);
     }
+}
+
+/// The slot an `OBJECT` names (see `Reader::slot`).
+#[derive(Default)]
+struct Slot {
+    /// The offsets of the tracked `OBJECT` tags whose slot it is.
+    objects: Vec<usize>,
+    /// Whether it is a `REFN`'s referent, whose level the `REFN` took.
+    referent: bool,
 }
 
 /// A tracked item: its node, and whether it is still being read (so that a
@@ -163,6 +176,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             stack: Stack::lazy(),
             forms: None,
             pad_next: usize::MAX,
+            prefix: None,
         }
     }
 
@@ -324,54 +338,63 @@ impl<'a, 'o> Reader<'a, 'o> {
         if tracked || self.slot.is_some() {
             let t = t & !TRACK_FLAG;
             if matches!(t, tag::OBJECT | tag::OBJECTV) {
-                // The object's value makes the slot (an alias of it). A
-                // tracked item takes a level (the slot's node takes none).
-                if tracked {
-                    self.cur.enter()?;
-                }
-                self.name_slot(at, tracked);
-                self.value_into(t, at, out)?;
-                if tracked {
-                    self.cur.leave();
-                }
-                return Ok(());
+                // The object's value makes the slot (an alias of it).
+                self.name_slot(at, tracked, false);
+                return self.value_into(t, at, out);
             }
-            *out = Value::Alias(self.node_from_tag(t, at, tracked)?);
+            *out = Value::Alias(self.node_from_tag(t, at, tracked, false)?);
             return Ok(());
         }
         self.value_into(t, at, out)
     }
 
+    /// Reads a `REFN`'s referent. It takes a nesting level, as in Perl,
+    /// unless it is one of Perl's immortal scalars (`TRUE`, `FALSE`,
+    /// `CANONICAL_UNDEF`, and `UNDEF` with `use_undef`) right after the
+    /// `REFN`, which Perl's decoder does not read as a value.
     fn read_node(&mut self) -> Result<Ref> {
+        let start = self.cur.pos();
         let (t, at) = self.next_tag()?;
+        let immortal = at == start && protocol::immortal_referent(t, self.opts.use_undef);
         let tracked = t & TRACK_FLAG != 0;
         let t = t & !TRACK_FLAG;
         if self.forms.is_some() && !tracked && matches!(t, tag::ARRAY | tag::HASH) {
-            let node = self.node_from_tag(t, at, tracked)?;
+            let node = self.node_from_tag(t, at, tracked, true)?;
             self.note_refn(&node);
             return Ok(node);
         }
         if matches!(t, tag::OBJECT | tag::OBJECTV) {
             // The referent is the slot the object's value makes. It takes a
-            // level here, as every referent does (its node takes none).
-            self.cur.enter()?;
-            self.name_slot(at, tracked);
+            // level here (its node takes none).
+            self.enter()?;
+            self.name_slot(at, tracked, true);
             let Value::Alias(node) = self.grow(|r| r.value_from_tag(t, at))? else {
                 unreachable!("an object read into a named slot is an alias of it")
             };
             self.cur.leave();
             return Ok(node);
         }
-        self.node_from_tag(t, at, tracked)
+        self.node_from_tag(t, at, tracked, !immortal)
     }
 
     /// Starts (or goes on with) a named slot for the `OBJECT` at `at`: the
-    /// next item read is made a node, registered at `at` too if `tracked`.
-    fn name_slot(&mut self, at: usize, tracked: bool) {
-        let slot = self.slot.get_or_insert_with(Vec::new);
+    /// next item read is made a node, registered at `at` too if `tracked`;
+    /// `referent` if the slot is a `REFN`'s referent.
+    fn name_slot(&mut self, at: usize, tracked: bool, referent: bool) {
+        let slot = self.slot.get_or_insert_with(|| Slot {
+            objects: Vec::new(),
+            referent,
+        });
         if tracked {
-            slot.push(at);
+            slot.objects.push(at);
         }
+    }
+
+    /// One nesting level deeper, or `DepthExceeded` past the limit.
+    #[inline]
+    fn enter(&mut self) -> Result<()> {
+        self.prefix = None;
+        self.cur.enter()
     }
 
     /// Registers `node`, made for the item at `at`, at its own offset if
@@ -415,17 +438,25 @@ impl<'a, 'o> Reader<'a, 'o> {
         }
     }
 
-    /// A node for the item whose (untracked) tag `t` was read at `at`.
-    fn node_from_tag(&mut self, t: u8, at: usize, tracked: bool) -> Result<Ref> {
-        // This node is the named slot being read, if there is one; its level
-        // was taken where the slot was named.
-        let prefixes = self.slot.take();
-        let named = prefixes.is_some();
-        if !named {
-            self.cur.enter()?;
+    /// A node for the item whose (untracked) tag `t` was read at `at`,
+    /// a `REFN`'s referent that takes a nesting level if `referent`.
+    ///
+    /// Levels count as [`protocol::immortal_referent`] says (a referent
+    /// that is an object's slot took its level where the slot was named).
+    fn node_from_tag(&mut self, t: u8, at: usize, tracked: bool, referent: bool) -> Result<Ref> {
+        // This node is the named slot being read, if there is one.
+        let slot = self.slot.take();
+        let container = matches!(t, tag::ARRAY | tag::HASH);
+        let level = match &slot {
+            Some(s) => container && !s.referent,
+            None => referent || container,
+        };
+        if level {
+            self.enter()?;
         }
-        let node = self.make_node(t, at, tracked, &prefixes.unwrap_or_default())?;
-        if !named {
+        let objects = slot.map(|s| s.objects).unwrap_or_default();
+        let node = self.make_node(t, at, tracked, &objects)?;
+        if level {
             self.cur.leave();
         }
         Ok(node)
@@ -528,12 +559,23 @@ impl<'a, 'o> Reader<'a, 'o> {
         })
     }
 
-    /// Reads the value a prefix tag (WEAKEN, OBJECT) applies to: one level
-    /// deeper, so chains of prefixes count against the depth limit.
-    fn nested_value(&mut self) -> Result<Value> {
-        self.cur.enter()?;
+    /// Reads the value the prefix tag `t` (`WEAKEN`, `OBJECT`, `OBJECTV`)
+    /// applies to. The prefix takes no nesting level, as in Perl, unless it
+    /// is directly inside another ([`protocol::nested_prefix_level`]).
+    fn nested_value(&mut self, t: u8) -> Result<Value> {
+        let level = self
+            .prefix
+            .take()
+            .is_some_and(|outer| protocol::nested_prefix_level(outer, t));
+        if level {
+            self.cur.enter()?;
+        }
+        self.prefix = Some(t);
         let v = self.grow(|r| r.read_value());
-        self.cur.leave();
+        self.prefix = None;
+        if level {
+            self.cur.leave();
+        }
         v
     }
 

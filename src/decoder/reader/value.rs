@@ -3,7 +3,7 @@
 use super::Reader;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::over_limit;
-use crate::protocol::{self, tag};
+use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::value::{Array, Body, Hash, Key, Ref, Value};
 
 impl Reader<'_, '_> {
@@ -51,7 +51,7 @@ impl Reader<'_, '_> {
                 return Ok(());
             }
             tag::ARRAYREF_0..=tag::ARRAYREF_15 | tag::HASHREF_0..=tag::HASHREF_15 => {
-                self.cur.enter()?;
+                self.enter()?;
                 let n = (t & 15) as usize;
                 let (limit, what) = if t <= tag::ARRAYREF_15 {
                     (self.opts.max_num_array_entries, "array")
@@ -140,10 +140,16 @@ impl Reader<'_, '_> {
                     Value::Alias(node)
                 }
             }
-            tag::ARRAY | tag::HASH | tag::REGEXP => Value::Alias(self.node_from_tag(t, at, false)?),
+            tag::ARRAY | tag::HASH | tag::REGEXP => {
+                Value::Alias(self.node_from_tag(t, at, false, false)?)
+            }
             tag::OBJECT | tag::OBJECTV => {
                 let class = self.object_class(t == tag::OBJECT, at)?;
-                let v = self.nested_value()?;
+                let v = if self.weaken_follows() {
+                    Value::Undef
+                } else {
+                    self.nested_value(t)?
+                };
                 let target = object_target(&v).ok_or_else(|| {
                     self.cur.error_at(
                         ErrorKind::Invalid("an object must be a reference".into()),
@@ -158,7 +164,12 @@ impl Reader<'_, '_> {
             tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => self.frozen_object(t, at)?,
             tag::WEAKEN => {
                 self.weak_ref_at = self.cur.pos();
-                let Value::Ref(r) = self.nested_value()? else {
+                let v = if self.weaken_follows() {
+                    None
+                } else {
+                    Some(self.nested_value(t)?)
+                };
+                let Some(Value::Ref(r)) = v else {
                     return Err(self
                         .cur
                         .error_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at));
@@ -207,6 +218,17 @@ fn put(out: &mut Value, v: Value) {
 impl Reader<'_, '_> {
     /// The class of an `OBJECT` (`literal`: a class name follows) or an
     /// `OBJECTV` (an offset to an earlier class name follows).
+    /// Whether the next item (after any `PAD`s) is a `WEAKEN`, which no
+    /// prefix holds: a weak reference is not a reference, neither weakened
+    /// nor blessed. Checked before the item is read, so that a chain of
+    /// them is refused at its start.
+    fn weaken_follows(&self) -> bool {
+        let next = self.cur.bytes()[self.cur.pos()..]
+            .iter()
+            .find(|&&b| b & !TRACK_FLAG != tag::PAD);
+        next.is_some_and(|&b| b & !TRACK_FLAG == tag::WEAKEN)
+    }
+
     pub(super) fn object_class(&mut self, literal: bool, at: usize) -> Result<Key> {
         if self.opts.refuse_objects {
             return Err(self.cur.error_at(ErrorKind::ObjectRefused, at));
