@@ -89,3 +89,40 @@ fn cut_integers_fail_as_the_general_path_does() {
         }
     }
 }
+
+/// 128-bit integers are written as Sereal's 64-bit integers when they fit
+/// (the same bytes as the `i64`/`u64` of that value) and refused otherwise.
+#[test]
+fn wide_integers_write_when_they_fit() {
+    for n in EDGES {
+        let want = doc(n);
+        assert_eq!(to_vec(&n).unwrap(), want, "i128 {n}");
+        if let Ok(u) = u128::try_from(n) {
+            assert_eq!(to_vec(&u).unwrap(), want, "u128 {n}");
+        }
+        assert_eq!(from_slice::<i128>(&to_vec(&n).unwrap()).unwrap(), n);
+    }
+    for n in [
+        i128::from(u64::MAX) + 1,
+        i128::from(i64::MIN) - 1,
+        i128::MAX,
+        i128::MIN,
+    ] {
+        let e = to_vec(&n).unwrap_err().to_string();
+        assert!(e.contains("does not fit in Sereal's 64 bits"), "{n}: {e}");
+    }
+    for n in [u128::from(u64::MAX) + 1, u128::MAX] {
+        let e = to_vec(&n).unwrap_err().to_string();
+        assert!(e.contains("does not fit in Sereal's 64 bits"), "{n}: {e}");
+    }
+    // Inside a structure and as a map key (keys are text, any width).
+    let v = to_vec(&(
+        vec![1i128, -2],
+        std::collections::BTreeMap::from([(u128::MAX, 1u128)]),
+    ))
+    .unwrap();
+    let back: (Vec<i64>, std::collections::BTreeMap<String, u64>) = from_slice(&v).unwrap();
+    assert_eq!(back.0, [1, -2]);
+    assert_eq!(back.1[&u128::MAX.to_string()], 1);
+    assert_eq!(decode(&v).unwrap(), from_slice::<Value>(&v).unwrap());
+}

@@ -496,6 +496,30 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         self.uint(v);
         Ok(())
     }
+    /// Sereal integers are 64 bits wide: an `i128` in `i64`'s range (or a
+    /// positive one in `u64`'s) is written as that integer, anything wider
+    /// is an error.
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        if let Ok(n) = i64::try_from(v) {
+            self.serialize_i64(n)
+        } else if let Ok(n) = u64::try_from(v) {
+            self.serialize_u64(n)
+        } else {
+            Err(ser::Error::custom(format_args!(
+                "the integer {v} does not fit in Sereal's 64 bits"
+            )))
+        }
+    }
+    /// As `serialize_i128`: a `u128` in `u64`'s
+    /// range is written as that integer, anything wider is an error.
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        match u64::try_from(v) {
+            Ok(n) => self.serialize_u64(n),
+            Err(_) => Err(ser::Error::custom(format_args!(
+                "the integer {v} does not fit in Sereal's 64 bits"
+            ))),
+        }
+    }
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.out.push(tag::FLOAT);
