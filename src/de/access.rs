@@ -45,9 +45,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_f64(visitor)
     }
 
-    forward!(Want::Any; deserialize_any, deserialize_char,
-        deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
-        deserialize_identifier, deserialize_ignored_any);
+    forward!(Want::Any; deserialize_any, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
+        deserialize_ignored_any);
+    forward!(Want::Text; deserialize_char, deserialize_str, deserialize_string, deserialize_identifier);
     // Small enough to inline into a sequence's loop (see `parse`).
     forward!(#[inline] Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);
@@ -214,7 +214,20 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let key = self.de.key()?;
-        self.de.visit_key(visitor, key)
+        self.de.visit_key(visitor, key, Want::Any)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let key = self.de.key()?;
+        self.de.visit_key(visitor, key, Want::Text)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
     }
 
     parse_key!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
@@ -271,8 +284,7 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
     }
 
     serde::forward_to_deserialize_any! {
-        str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
-        identifier ignored_any
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct ignored_any
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Accepts what Perl writes: numbers in any integer or float tag when the
 //! target can hold them (an integral float for an integer), strings from
-//! `BINARY`/`SHORT_BINARY` or `STR_UTF8` (validated), `REFN`, `REFP`,
+//! `BINARY`/`SHORT_BINARY` or `STR_UTF8`, `REFN`, `REFP`,
 //! `ALIAS`, `COPY` and `WEAKEN` followed transparently (except a weak
 //! reference back into the path being read, which reads as undef), objects
 //! as their referent, `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
@@ -10,6 +10,13 @@
 //! and `""`/`"0"`/`"1"` as Perl writes them. Hash keys are strings: integer,
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
 //! from an uncompressed input.
+//!
+//! A `STR_UTF8` string whose bytes are not valid UTF-8 (Perl's decoder
+//! takes those as they are, as [`decode`](crate::decode) does) is an
+//! `InvalidUtf8` error for a target that wants text (`String`, `&str`,
+//! `char`, a field name) and is visited as bytes by one that takes anything
+//! (`Value`, `IgnoredAny`, bytes); with `validate_utf8` every target refuses
+//! it.
 
 use crate::decoder::{
     document_size_check, frame, string_over_limit, DecoderOptions, Header, DEFAULTS,
@@ -34,7 +41,12 @@ use root::Root;
 /// How a value is wanted: what conversions Perl's data may need.
 #[derive(Clone, Copy, PartialEq)]
 enum Want {
+    /// Whatever the document holds. A string flagged UTF-8 whose bytes are
+    /// not (Perl's decoder takes such bytes as they are) is visited as
+    /// bytes, unless `validate_utf8` is set.
     Any,
+    /// Text: a string flagged UTF-8 whose bytes are not is an error.
+    Text,
     Int,
     Bool,
 }
@@ -106,6 +118,7 @@ struct Limits {
     max_string_length: usize,
     refuse_objects: bool,
     use_undef: bool,
+    validate_utf8: bool,
 }
 
 /// Positions of the tracked items read so far (what REFP and ALIAS may
@@ -272,6 +285,7 @@ impl<'de> Deserializer<'de> {
                 max_string_length: opts.max_string_length,
                 refuse_objects: opts.refuse_objects,
                 use_undef: opts.use_undef,
+                validate_utf8: opts.validate_utf8,
             },
             stack,
             seen: Rare(ManuallyDrop::new(None)),

@@ -14,16 +14,20 @@ impl<'de> Deserializer<'de> {
         if want == Want::Bool && matches!(&self.cur.bytes()[r.clone()], b"" | b"0" | b"1") {
             return visitor.visit_bool(&self.cur.bytes()[r] == b"1");
         }
+        // Bytes flagged UTF-8 that are not: text cannot take them, and
+        // `validate_utf8` refuses them; anything else takes them as bytes,
+        // as the decoder keeps them.
+        let refused = utf8 && (want == Want::Text || self.opts.validate_utf8);
         let bad_utf8 = || self.cur.error_at(ErrorKind::InvalidUtf8, r.start);
         match self.bytes(r.clone()) {
             Bytes::Input(b) => match text(b) {
                 Some(s) => visitor.visit_borrowed_str(s),
-                None if utf8 => Err(bad_utf8()),
+                None if refused => Err(bad_utf8()),
                 None => visitor.visit_borrowed_bytes(b),
             },
             Bytes::Copy(b) => match text(b) {
                 Some(s) => visitor.visit_str(s),
-                None if utf8 => Err(bad_utf8()),
+                None if refused => Err(bad_utf8()),
                 None => visitor.visit_bytes(b),
             },
         }
@@ -178,16 +182,17 @@ impl<'de> Deserializer<'de> {
         KeyRef { bytes, utf8, text }
     }
 
-    /// Visits a key read by `key` as a string (bytes when it is not valid
-    /// UTF-8 and not flagged so; an error when flagged).
+    /// Visits a key read by `key` as a string, or as bytes when it is not
+    /// valid UTF-8 (flagged so, only where `want` allows: see `string`).
     #[inline]
     pub(super) fn visit_key<V: Visitor<'de>>(
         &mut self,
         visitor: V,
         key: KeyRef,
+        want: Want,
     ) -> Result<V::Value> {
         if !key.text {
-            return self.string(visitor, key.bytes, key.utf8, Want::Any);
+            return self.string(visitor, key.bytes, key.utf8, want);
         }
         // SAFETY: `key.text` says these bytes were checked to be UTF-8
         // (`key_ref`), and the body does not change.

@@ -159,7 +159,9 @@ struct KeyText(Key);
 
 impl<'de> de::Deserialize<'de> for KeyText {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<KeyText, D::Error> {
-        d.deserialize_str(KeyVisitor)
+        // Not `deserialize_str`: a key flagged UTF-8 whose bytes are not
+        // comes as bytes only to a visitor that takes anything.
+        d.deserialize_any(KeyVisitor)
     }
 }
 
