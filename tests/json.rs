@@ -217,3 +217,55 @@ fn header_fields_and_user_header_survive() {
     // plain: the body alone
     assert_eq!(doc.to_json(false).unwrap()[49], "item 49");
 }
+
+/// Plain JSON nests at most `PLAIN_MAX_DEPTH` arrays and objects: a deeper
+/// graph (decoded with the depth limit lifted) is an error naming lossless
+/// JSON, on a thread whose small stack could not drop the tree it would
+/// make; lossless JSON of it is flat and converts. Scalar references do
+/// not nest JSON and do not count.
+#[test]
+fn plain_json_nests_at_most_plain_max_depth() {
+    use sereal::json::{to_json, PLAIN_MAX_DEPTH};
+    // ARRAYREF_1 nested `n` deep around a 1; then a hash of one key
+    // (HASHREF_1 "k") around that, and REFN chains around the whole.
+    let arrays = |n: usize, refs: usize| {
+        let mut d = b"=\xf3rl\x05\x00".to_vec();
+        d.resize(d.len() + refs, 0x28); // REFN
+        d.resize(d.len() + n, 0x41);
+        d.push(0x01);
+        d
+    };
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let opts = sereal::DecoderOptions::new().max_recursion_depth(usize::MAX);
+            let dec = sereal::Decoder::new(opts);
+            let at_limit = dec.decode(&arrays(PLAIN_MAX_DEPTH, 5000)).unwrap();
+            let over = dec.decode(&arrays(PLAIN_MAX_DEPTH + 1, 0)).unwrap();
+            let deep = dec.decode(&arrays(100_000, 0)).unwrap();
+            let j = to_json(&at_limit, false).unwrap();
+            let mut depth = 0;
+            let mut cur = &j;
+            while let serde_json::Value::Array(a) = cur {
+                depth += 1;
+                cur = &a[0];
+            }
+            assert_eq!((depth, cur), (PLAIN_MAX_DEPTH, &serde_json::json!(1)));
+            drop(j);
+            for v in [&over, &deep] {
+                let e = to_json(v, false).unwrap_err();
+                assert!(
+                    matches!(e.kind(), sereal::ErrorKind::LimitExceeded(_)),
+                    "{e}"
+                );
+                assert!(e.to_string().contains("use lossless JSON"), "{e}");
+            }
+            let lossless = to_json(&deep, true).unwrap();
+            assert_eq!(lossless["nodes"].as_array().unwrap().len(), 100_000);
+            drop(lossless);
+            deep.dismantle();
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

@@ -92,6 +92,14 @@ pub const LOSSLESS_FORMAT: &str = "sereal-lossless-1";
 /// again at each meeting, so a small document can stand for a huge tree.
 pub const PLAIN_MAX_VALUES: usize = 10_000_000;
 
+/// The deepest plain output may nest arrays and objects: 512, the default
+/// `max_depth` of Perl's JSON::XS. `serde_json::Value`'s `Drop`, `Debug` and
+/// serialization recurse once per level, so a deeper tree could overflow
+/// the stack of the code that receives it (a thread with a small stack
+/// drops about a thousand levels); lossless JSON, whose nodes sit side by
+/// side in one table, has no such limit.
+pub const PLAIN_MAX_DEPTH: usize = 512;
+
 /// A decoded Sereal document: the header fields that matter for writing it
 /// again, the user header data, and the body.
 ///
@@ -351,7 +359,8 @@ pub use crate::decoder::reader::Forms;
 /// for the shapes) or plain.
 ///
 /// Errors on data JSON cannot stand for: a [`Value::Foreign`], a node borrowed
-/// for writing, or (plain) output of more than [`PLAIN_MAX_VALUES`] values.
+/// for writing, or (plain) output of more than [`PLAIN_MAX_VALUES`] values or
+/// nested more than [`PLAIN_MAX_DEPTH`] arrays and objects deep.
 ///
 /// ```
 /// use sereal::{json, Value};

@@ -7,6 +7,8 @@ pub(super) struct Plain {
     /// Nodes being written (a meeting of one of them is a cycle).
     open: HashMap<usize, ()>,
     count: usize,
+    /// Arrays and objects being written.
+    depth: usize,
 }
 
 impl Plain {
@@ -55,42 +57,55 @@ impl Plain {
         self.open.insert(addr, ());
         let out = crate::stack::deeper(|| {
             let body = r.try_body()?;
-            Ok(match &*body {
-                Body::Scalar(v) => self.value(v)?,
-                Body::Array(a) | Body::Frozen(a) => Json::Array(
-                    a.iter()
-                        .map(|v| self.value(v))
-                        .collect::<Result<Vec<_>>>()?,
-                ),
-                Body::Hash(h) => {
-                    // keys sorted, whatever order serde_json's maps keep
-                    let mut entries: Vec<(String, &Value)> = h
-                        .iter()
-                        .map(|(k, v)| {
-                            let key = match k.as_str() {
-                                Some(s) => s.to_owned(),
-                                None if !k.is_utf8() => latin1_to_string(k.as_bytes()),
-                                None => String::from_utf8_lossy(k.as_bytes()).into_owned(),
-                            };
-                            (key, v)
-                        })
-                        .collect();
-                    entries.sort_by(|a, b| a.0.cmp(&b.0));
-                    let mut m = Map::new();
-                    for (key, v) in entries {
-                        m.insert(key, self.value(v)?);
-                    }
-                    Json::Object(m)
-                }
-                Body::Regexp(re) => Json::String(format!(
-                    "(?^{}:{})",
-                    String::from_utf8_lossy(re.flags.as_bytes()),
-                    String::from_utf8_lossy(re.pattern.as_bytes())
-                )),
-            })
+            let nests = matches!(&*body, Body::Array(_) | Body::Frozen(_) | Body::Hash(_));
+            if nests && self.depth == PLAIN_MAX_DEPTH {
+                return Err(Error::new(ErrorKind::LimitExceeded(format!(
+                    "plain JSON nests at most {PLAIN_MAX_DEPTH} arrays and objects; use lossless JSON"
+                ))));
+            }
+            self.depth += usize::from(nests);
+            let out = self.body(&body);
+            self.depth -= usize::from(nests);
+            out
         });
         self.open.remove(&addr);
         out
+    }
+
+    fn body(&mut self, body: &Body) -> Result<Json> {
+        Ok(match body {
+            Body::Scalar(v) => self.value(v)?,
+            Body::Array(a) | Body::Frozen(a) => Json::Array(
+                a.iter()
+                    .map(|v| self.value(v))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            Body::Hash(h) => {
+                // keys sorted, whatever order serde_json's maps keep
+                let mut entries: Vec<(String, &Value)> = h
+                    .iter()
+                    .map(|(k, v)| {
+                        let key = match k.as_str() {
+                            Some(s) => s.to_owned(),
+                            None if !k.is_utf8() => latin1_to_string(k.as_bytes()),
+                            None => String::from_utf8_lossy(k.as_bytes()).into_owned(),
+                        };
+                        (key, v)
+                    })
+                    .collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut m = Map::new();
+                for (key, v) in entries {
+                    m.insert(key, self.value(v)?);
+                }
+                Json::Object(m)
+            }
+            Body::Regexp(re) => Json::String(format!(
+                "(?^{}:{})",
+                String::from_utf8_lossy(re.flags.as_bytes()),
+                String::from_utf8_lossy(re.pattern.as_bytes())
+            )),
+        })
     }
 }
 
