@@ -80,7 +80,13 @@ pub struct EncoderOptions {
     /// Write long doubles as doubles (kept for option parity: this
     /// implementation's floats are doubles at most).
     pub use_standard_double: bool,
-    /// Maximum nesting of references (default 10000, as Perl).
+    /// Maximum nesting (default 10000, as Perl), counted as Perl's encoder
+    /// counts it, so that what Perl writes under a limit is written here
+    /// under the same limit: the root takes a level, and so does every
+    /// array element, hash value or FREEZE value that is not a plain scalar
+    /// (a reference, undef, an immortal, a cell seen from several slots,
+    /// data Sereal cannot carry); a reference that is the root or a scalar
+    /// cell's content (a reference to a reference) takes none.
     pub max_recursion_depth: usize,
     /// Write objects whose class has a FREEZE handler
     /// ([`Encoder::on_freeze`]) as `OBJECT_FREEZE` with the handler's values.

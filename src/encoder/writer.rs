@@ -54,6 +54,11 @@ pub(super) struct Writer<'e> {
     pub base: usize,
     pub body_start: usize,
     pub depth: usize,
+    /// The levels of `depth` that `max_recursion_depth` does not count, as
+    /// Perl's encoder does not: a reference that is the root value or the
+    /// content of a scalar cell (a reference to a reference) takes none;
+    /// one held by an array or hash, one.
+    free: usize,
     /// The depth at which `enter` takes its slow path: the deepest allowed
     /// or, when callbacks can run, the end of `active` (which then grows).
     enter_limit: usize,
@@ -120,6 +125,7 @@ impl<'e> Writer<'e> {
             base,
             body_start,
             depth: 0,
+            free: 0,
             enter_limit: 0,
             callbacks: &mut enc.callbacks,
             active: std::mem::take(&mut enc.active),
@@ -137,7 +143,7 @@ impl<'e> Writer<'e> {
     /// Writes a whole body for `value`.
     pub fn body(&mut self, value: &Value) -> Result<()> {
         self.enter()?;
-        self.value(value, Held::GRAPH)?;
+        self.uncounted(|w| w.value(value, Held::GRAPH))?;
         self.fix_weak_refs();
         Ok(())
     }
@@ -582,7 +588,7 @@ impl<'e> Writer<'e> {
                 "a scalar cell holds an alias (a slot that is another node), which Sereal cannot carry"
                     .into(),
             ))),
-            Body::Scalar(v) => self.value(v, held(0)),
+            Body::Scalar(v) => self.uncounted(|w| w.value(v, held(0))),
             Body::Array(items) | Body::Frozen(items) => {
                 let n = items.len();
                 let short = matches!(body, Body::Array(_)).then_some(tag::ARRAYREF_0);
@@ -667,6 +673,24 @@ impl<'e> Writer<'e> {
             if let Some(body) = self.lone_container(&r.0) {
                 return self.write_lone(&r.0, body);
             }
+        }
+        self.item(v, held)
+    }
+
+    /// Writes an array's element, a hash's value or a FREEZE value. Perl's
+    /// encoder writes such a slot in place when it is a plain scalar, and
+    /// takes a level of `max_recursion_depth` for anything else: a
+    /// reference (which `value` enters), undef, an immortal, data Sereal
+    /// cannot carry; this checks that level where `value` enters none.
+    pub(super) fn item(&mut self, v: &Value, held: Held) -> Result<()> {
+        let leaf = match v {
+            Value::Undef | Value::CanonicalUndef | Value::True | Value::False => true,
+            Value::Foreign(_) => true,
+            Value::Weak(w) => w.0.strong_count() == 0,
+            _ => false,
+        };
+        if leaf {
+            self.leaf_level()?;
         }
         self.value(v, held)
     }

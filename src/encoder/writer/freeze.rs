@@ -88,7 +88,7 @@ impl Writer<'_> {
             self.mark_active(0);
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
-        let result = vals.iter().try_for_each(|v| self.value(v, Held::GRAPH));
+        let result = vals.iter().try_for_each(|v| self.item(v, Held::GRAPH));
         self.retained.release(vals);
         result
     }

@@ -20,11 +20,44 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Checks the level a leaf takes that is written without entering it
+    /// (see `item`): the depth stays, so no callback of the leaf's sees a
+    /// depth whose node is not being written.
+    #[inline]
+    pub(super) fn leaf_level(&self) -> Result<()> {
+        if self.depth + 1 >= self.enter_limit {
+            return self.leaf_level_deep();
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn leaf_level_deep(&self) -> Result<()> {
+        let max = self.opts.max_recursion_depth;
+        if (self.depth + 1).saturating_sub(self.free) >= max {
+            return Err(Error::new(ErrorKind::DepthExceeded(max)));
+        }
+        Ok(())
+    }
+
+    /// Writes `f`'s value with the reference it may be not counted against
+    /// `max_recursion_depth` (see `free`).
+    #[inline]
+    pub(super) fn uncounted(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        self.free += 1;
+        self.enter_limit = self.limit();
+        let r = f(self);
+        self.free -= 1;
+        self.enter_limit = self.limit();
+        r
+    }
+
     #[cold]
     #[inline(never)]
     pub(super) fn enter_deep(&mut self) -> Result<()> {
         let max = self.opts.max_recursion_depth;
-        if self.depth >= max {
+        if self.depth.saturating_sub(self.free) >= max {
             return Err(Error::new(ErrorKind::DepthExceeded(max)));
         }
         if self.guarded && self.active.len() <= self.depth {
@@ -36,7 +69,7 @@ impl Writer<'_> {
 
     /// See `enter_limit`.
     pub(super) fn limit(&self) -> usize {
-        let max = self.opts.max_recursion_depth;
+        let max = self.opts.max_recursion_depth.saturating_add(self.free);
         if self.guarded {
             max.min(self.active.len())
         } else {
