@@ -328,3 +328,43 @@ fn serializer_and_deserializer_are_not_human_readable() {
     assert!(!bytes.windows(8).any(|w| w == b"10.0.0.1"), "{bytes:x?}");
     assert_eq!(sereal::from_slice::<std::net::IpAddr>(&bytes).unwrap(), ip);
 }
+
+/// Sereal has one undef: `None` and `Some(None)` of a nested option both
+/// write it and both read back as `None`, as serde_json's `null` does; a
+/// present value keeps both layers.
+#[test]
+fn a_nested_option_has_one_undef() {
+    let undef = to_vec(&None::<Option<u8>>).unwrap();
+    assert_eq!(to_vec(&Some(None::<u8>)).unwrap(), undef);
+    assert_eq!(from_slice::<Option<Option<u8>>>(&undef).unwrap(), None);
+    let three = to_vec(&Some(Some(3u8))).unwrap();
+    assert_eq!(
+        from_slice::<Option<Option<u8>>>(&three).unwrap(),
+        Some(Some(3))
+    );
+    let json = serde_json::to_string(&Some(None::<u8>)).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Option<Option<u8>>>(&json).unwrap(),
+        None
+    );
+}
+
+/// `from_reader_with` reads no more than one byte past `max_document_size`:
+/// an endless reader is refused at the limit, not read into memory; a
+/// document within the limit reads as `from_slice` reads it.
+#[test]
+fn from_reader_with_stops_at_the_document_size_limit() {
+    use sereal::{from_reader_with, DecoderOptions};
+    let opts = DecoderOptions::new().max_document_size(1 << 20);
+    let endless = std::io::Read::chain(&b"=\xf3rl\x05\x00"[..], std::io::repeat(0x3f)); // PADs
+    let e = from_reader_with::<_, Value>(endless, opts.clone()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)), "{e}");
+    assert_eq!(e.offset(), Some(1 << 20), "{e}");
+    let doc = to_vec(&vec!["x"; 1000]).unwrap();
+    let exact = DecoderOptions::new().max_document_size(doc.len());
+    let back: Vec<String> = from_reader_with(&doc[..], exact).unwrap();
+    assert_eq!(back.len(), 1000);
+    let short = DecoderOptions::new().max_document_size(doc.len() - 1);
+    let e = from_reader_with::<_, Vec<String>>(&doc[..], short).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)), "{e}");
+}

@@ -617,12 +617,41 @@ fn deserialize_parsed<'de, T: de::Deserialize<'de>>(
 /// let (k, v): (String, u8) = sereal::from_reader(&bytes[..]).unwrap();
 /// assert_eq!((k.as_str(), v), ("id", 7));
 /// ```
-pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(mut reader: R) -> Result<T> {
+pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(reader: R) -> Result<T> {
+    from_reader_with(reader, DecoderOptions::default())
+}
+
+/// As [`from_reader`], with the decoder's limits. With `max_document_size`
+/// set, no more than one byte past it is read: a longer input is refused
+/// there, before it is held in memory (without it, the reader is read to
+/// its end, as [`from_reader`] reads it).
+///
+/// ```
+/// use sereal::{DecoderOptions, ErrorKind};
+/// let bytes = sereal::to_vec(&"a string of some length".repeat(10)).unwrap();
+/// let opts = DecoderOptions::new().max_document_size(64);
+/// let e = sereal::from_reader_with::<_, String>(&bytes[..], opts).unwrap_err();
+/// assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)));
+/// assert_eq!(e.offset(), Some(64));
+/// ```
+pub fn from_reader_with<R: std::io::Read, T: de::DeserializeOwned>(
+    reader: R,
+    opts: DecoderOptions,
+) -> Result<T> {
     let mut buf = Vec::new();
-    reader
-        .read_to_end(&mut buf)
-        .map_err(|e| Error::io("read", e))?;
-    from_slice(&buf)
+    let max = opts.max_document_size;
+    let read = if max == 0 {
+        std::io::Read::read_to_end(&mut { reader }, &mut buf)
+    } else {
+        let mut limited = std::io::Read::take(reader, (max as u64).saturating_add(1));
+        std::io::Read::read_to_end(&mut limited, &mut buf)
+    };
+    read.map_err(|e| Error::io("read", e))?;
+    if max != 0 && buf.len() > max {
+        let m = format!("document of more than {max} bytes (limit {max})");
+        return Err(Error::at(ErrorKind::LimitExceeded(m), max));
+    }
+    from_slice_with(&buf, opts)
 }
 
 /// Reads a `T` from a [`Value`](crate::Value) graph, as
