@@ -13,42 +13,13 @@
 use sereal::{decode, Decoder, DecoderOptions, Encoder, EncoderOptions, ErrorKind, Foreign, Value};
 mod common;
 
-/// Prints `hex depth` per document: the document Perl wrote, and the
+/// After `common::PERL_STRUCTURES` (`@data` and `@again` alike here):
+/// prints `hex depth` per document: the document Perl wrote, and the
 /// smallest depth at which Perl's encoder writes the value it came from
 /// (under the same profile) or, in the second half, the value Perl's
 /// decoder makes of it (aliases of `aliased_dedupe_strings` among them).
 const PERL: &str = r#"
-    use strict; use warnings;
-    use Sereal::Encoder; use Sereal::Decoder; use Scalar::Util qw(weaken);
-    package Frozen {
-        sub FREEZE { return ($_[0]{v}, [[7]], undef) }
-        sub THAW { my ($class, $serializer, @v) = @_; return bless { v => $v[0] }, $class }
-    }
-    package main;
-    my @data;
-    my $o = bless { a => 1 }, 'Foo';
-    my $i = 3; my $u; my $s = "strings";
-    my $shared = [1, 2];
-    push @data,
-        1, "x", undef, \1, \\1, \\\"x", \undef, \$u, \!!1, \!!0, [\!!1, \!!0, \undef, \$u],
-        [], {}, [[]], [[[1]]], { a => { b => { c => [1] } } }, \[1], \{ a => 1 }, \\[[2]],
-        [undef], { a => undef }, [[undef]], [1, [undef, [undef]]], { a => [undef, \undef] },
-        [undef, undef, \undef], [\$i, \$i, \\$i], [$shared, $shared],
-        [$s, $s, "strings", "strings", { str => "strings" }, [[["strings"]]]],
-        $o, [$o], { k => $o }, [$o, bless([1, 2], 'Bar'), bless(\(my $x = 3), 'Baz'), bless(\[1], 'Qux')],
-        [$o, bless({}, 'Foo'), bless([], 'Foo'), bless({ in => bless({}, 'In') }, 'Out')],
-        [qr/x/i, bless(qr/y/, 'R'), [qr/z/]],
-        [bless({ v => 'a' }, 'Frozen'), [bless({ v => [1, [2]] }, 'Frozen')]];
-    { my @sparse; $sparse[3] = 1; push @data, [\@sparse, [\@sparse]]; }
-    { my $a = [$o, $o]; weaken($a->[0]); my $b = [$o, $o]; weaken($b->[1]); push @data, $a, $b; }
-    { my $h = {}; $h->{self} = $h; weaken($h->{self}); push @data, $h; }
-    { my $h = bless {}, 'S'; $h->{self} = $h; weaken($h->{self}); push @data, [$h]; }
-    { my $r = \$i; my $a = [$r, $r]; weaken($a->[0]); push @data, $a; }
-    { my $deep = [1]; $deep = ($_ % 2 ? [$deep] : { k => $deep }) for 1 .. 25; push @data, $deep; }
-    { my $deep = \1; for (1 .. 20) { my $n = $deep; $deep = \$n } push @data, [$deep]; }
-    { my $deep = [1]; for (1 .. 5) { my $n = $deep; $deep = [\\$n, { k => \$n }] } push @data, $deep; }
-    push @data, [$shared, [$shared]], [{ a => [1] }, \$shared];
-    { my $in = bless {}, 'In'; my $out = bless { in => $in }, 'Out'; push @data, [$out, [$out]]; }
+    push @data, @again;
     sub min_depth {
         my ($v, %o) = @_;
         for my $d (1 .. 80) {
@@ -94,7 +65,8 @@ fn the_encoder_writes_from_perls_depth() {
     if !common::perl_sereal("the encoder depth oracle") {
         return;
     }
-    let out = String::from_utf8(common::perl_output(PERL)).expect("Perl prints text");
+    let script = format!("{}{PERL}", common::PERL_STRUCTURES);
+    let out = String::from_utf8(common::perl_output(&script)).expect("Perl prints text");
     let mut checked = 0;
     for line in out.lines() {
         let (hex, perl) = line.split_once(' ').expect("hex depth");
@@ -105,7 +77,7 @@ fn the_encoder_writes_from_perls_depth() {
         v.dismantle();
         checked += 1;
     }
-    assert_eq!(checked, 4 * 47 + 2 * 46, "documents checked");
+    assert_eq!(checked, 4 * 50 + 2 * 49, "documents checked");
 }
 
 /// What Perl's encoder writes at its default depth (10000), the encoder

@@ -102,3 +102,47 @@ pub fn perl_hex_lines(script: &str) -> Vec<Vec<u8>> {
         .map(unhex)
         .collect()
 }
+
+/// A Perl prelude for the depth oracles: `@data`, a broad set of
+/// structures (scalars, references to references, nested and empty
+/// containers, undef and immortals as elements, shared and aliased
+/// strings, objects of every kind, regexps, FREEZE objects, weak
+/// references and self-references, deep chains), and `@again`, structures
+/// whose shared containers are met again deeper than where they are
+/// written first.
+#[allow(dead_code)]
+pub const PERL_STRUCTURES: &str = r#"
+    use strict; use warnings;
+    use Sereal::Encoder; use Sereal::Decoder; use Scalar::Util qw(weaken);
+    package Frozen {
+        sub FREEZE { return ($_[0]{v}, [[7]], undef) }
+        sub THAW { my ($class, $serializer, @v) = @_; return bless { v => $v[0] }, $class }
+    }
+    package main;
+    my @data;
+    my $o = bless { a => 1 }, 'Foo';
+    my $i = 3; my $u; my $s = "strings";
+    my $shared = [1, 2];
+    push @data,
+        1, "x", undef, \1, \\1, \\\"x", \undef, \$u, \!!1, \!!0, [\!!1, \!!0, \undef, \$u],
+        [], {}, [[]], [[[1]]], { a => { b => { c => [1] } } }, \[1], \{ a => 1 }, \\[[2]],
+        [undef], { a => undef }, [[undef]], [1, [undef, [undef]]], { a => [undef, \undef] },
+        [undef, undef, \undef], [\$i, \$i, \\$i], [$shared, $shared],
+        [$s, $s, "strings", "strings", { str => "strings" }, { str => "strings" }, [[["strings"]]]],
+        $o, [$o], { k => $o }, [$o, bless([1, 2], 'Bar'), bless(\(my $x = 3), 'Baz'), bless(\[1], 'Qux')],
+        [$o, bless({}, 'Foo'), bless([], 'Foo'), bless({ in => bless({}, 'In') }, 'Out')],
+        [qr/x/i, bless(qr/y/, 'R'), [qr/z/]],
+        [bless({ v => 'a' }, 'Frozen'), [bless({ v => [1, [2]] }, 'Frozen')]];
+    { my $a = [$o, $o]; weaken($a->[0]); my $b = [$o, $o]; weaken($b->[1]); push @data, $a, $b; }
+    { my $h = {}; $h->{self} = $h; weaken($h->{self}); push @data, $h; }
+    { my $h = bless {}, 'S'; $h->{self} = $h; weaken($h->{self}); push @data, [$h]; }
+    { my $r = \$i; my $a = [$r, $r]; weaken($a->[0]); push @data, $a; }
+    { my $deep = [1]; $deep = ($_ % 2 ? [$deep] : { k => $deep }) for 1 .. 25; push @data, $deep; }
+    { my $deep = \1; for (1 .. 20) { my $n = $deep; $deep = \$n } push @data, [$deep]; }
+    { my $deep = [1]; for (1 .. 5) { my $n = $deep; $deep = [\\$n, { k => \$n }] } push @data, $deep; }
+    my @again = ([$shared, $shared, { x => $shared }], [$shared, [$shared]], [{ a => [1] }, \$shared]);
+    { my $in = bless {}, 'In'; my $out = bless { in => $in }, 'Out'; push @again, [$out, [$out]];
+      my $a = [$out, [$out]]; weaken($a->[0]); push @again, $a;
+      my $h = { a => [[$o]], b => $o }; weaken($h->{a}[0][0]); push @again, $h; }
+    { my @sparse; $sparse[3] = 1; push @again, [\@sparse, [\@sparse]]; }
+"#;
