@@ -222,16 +222,26 @@ fn header_fields_and_user_header_survive() {
 /// graph (decoded with the depth limit lifted) is an error naming lossless
 /// JSON, on a thread whose small stack could not drop the tree it would
 /// make; lossless JSON of it is flat and converts. Scalar references do
-/// not nest JSON and do not count.
+/// not nest JSON and do not count. What plain JSON holds, serde_json reads
+/// back from its text, and the thread prints, reads and drops, objects and
+/// arrays alike, in any build.
 #[test]
 fn plain_json_nests_at_most_plain_max_depth() {
     use sereal::json::{to_json, PLAIN_MAX_DEPTH};
-    // ARRAYREF_1 nested `n` deep around a 1; then a hash of one key
-    // (HASHREF_1 "k") around that, and REFN chains around the whole.
+    // ARRAYREF_1 nested `n` deep around a 1, behind a chain of `refs` REFNs.
     let arrays = |n: usize, refs: usize| {
         let mut d = b"=\xf3rl\x05\x00".to_vec();
         d.resize(d.len() + refs, 0x28); // REFN
         d.resize(d.len() + n, 0x41);
+        d.push(0x01);
+        d
+    };
+    // HASHREF_1 "k" and ARRAYREF_1 in turn, `n` deep around a 1.
+    let mixed = |n: usize| {
+        let mut d = b"=\xf3rl\x05\x00".to_vec();
+        for i in 0..n {
+            d.extend_from_slice(if i % 2 == 0 { b"\x51\x61k" } else { b"\x41" });
+        }
         d.push(0x01);
         d
     };
@@ -252,6 +262,14 @@ fn plain_json_nests_at_most_plain_max_depth() {
             }
             assert_eq!((depth, cur), (PLAIN_MAX_DEPTH, &serde_json::json!(1)));
             drop(j);
+            let j = to_json(&dec.decode(&mixed(PLAIN_MAX_DEPTH)).unwrap(), false).unwrap();
+            let text = j.to_string();
+            assert!(format!("{j:?}").len() > text.len());
+            let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, j);
+            drop((j, back));
+            let over_mixed = dec.decode(&mixed(PLAIN_MAX_DEPTH + 1)).unwrap();
+            assert!(to_json(&over_mixed, false).is_err());
             for v in [&over, &deep] {
                 let e = to_json(v, false).unwrap_err();
                 assert!(

@@ -92,13 +92,14 @@ pub const LOSSLESS_FORMAT: &str = "sereal-lossless-1";
 /// again at each meeting, so a small document can stand for a huge tree.
 pub const PLAIN_MAX_VALUES: usize = 10_000_000;
 
-/// The deepest plain output may nest arrays and objects: 512, the default
-/// `max_depth` of Perl's JSON::XS. `serde_json::Value`'s `Drop`, `Debug` and
-/// serialization recurse once per level, so a deeper tree could overflow
-/// the stack of the code that receives it (a thread with a small stack
-/// drops about a thousand levels); lossless JSON, whose nodes sit side by
-/// side in one table, has no such limit.
-pub const PLAIN_MAX_DEPTH: usize = 512;
+/// The deepest plain output may nest arrays and objects: 127, the deepest
+/// `serde_json` reads JSON text by default, so what [`to_json`] writes
+/// reads back. `serde_json::Value`'s
+/// `Drop`, `Debug` and serialization recurse once per level, several
+/// hundred bytes of stack a level in a debug build, so a much deeper tree
+/// could overflow the stack of the thread that receives it; lossless JSON,
+/// whose nodes sit side by side in one table, has no such limit.
+pub const PLAIN_MAX_DEPTH: usize = 127;
 
 /// A decoded Sereal document: the header fields that matter for writing it
 /// again, the user header data, and the body.
