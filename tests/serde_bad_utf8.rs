@@ -1,8 +1,10 @@
 //! Strings flagged UTF-8 whose bytes are not UTF-8. Perl's decoder takes
 //! them as they are unless `validate_utf8` is set, and so does `decode`.
 //! Through serde, a target that wants text (`String`, `&str`, `char`, a
-//! field name) refuses them with `InvalidUtf8` at the string; a target that
-//! takes anything (`Value`, `IgnoredAny`, bytes) gets the bytes; with
+//! field name, a key parsed as a number) refuses them with `InvalidUtf8` at
+//! the string; a target that takes anything (`Value`, `IgnoredAny`, bytes)
+//! gets the bytes, and one that takes anything but bytes
+//! (`serde_json::Value`) refuses them with `InvalidUtf8`; with
 //! `validate_utf8` every target refuses them, at the offset `decode` gives.
 
 use serde::de::IgnoredAny;
@@ -72,6 +74,25 @@ fn text_targets_refuse_them_at_the_string() {
     key.push(0x01);
     let e = from_slice::<BTreeMap<String, u8>>(&doc(&key)).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::InvalidUtf8, "{e}");
+    // Keys parsed from their text.
+    for e in [
+        from_slice::<BTreeMap<char, u8>>(&doc(&key)).unwrap_err(),
+        from_slice::<BTreeMap<u32, u8>>(&doc(&key)).unwrap_err(),
+        from_slice::<BTreeMap<bool, u8>>(&doc(&key)).unwrap_err(),
+    ] {
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (&ErrorKind::InvalidUtf8, Some(9)),
+            "{e}"
+        );
+    }
+    // A visitor that takes anything but bytes.
+    let e = from_slice::<serde_json::Value>(&d).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (&ErrorKind::InvalidUtf8, Some(8)),
+        "{e}"
+    );
 }
 
 #[test]
@@ -100,7 +121,7 @@ fn targets_that_take_anything_get_the_bytes() {
         .map(|k| k.as_bytes().to_vec())
         .collect();
     assert_eq!(keys, [b"\xff\xfe".to_vec()]);
-    // Valid UTF-8 flagged so is text, as before.
+    // Valid UTF-8 flagged so is text.
     let ok = doc(b"\x27\x02\xc3\xab");
     assert_eq!(from_slice::<Value>(&ok).unwrap(), Value::from("ë"));
     assert_eq!(from_slice::<String>(&ok).unwrap(), "ë");
@@ -125,4 +146,21 @@ fn validate_utf8_refuses_them_for_every_target_where_decode_does() {
             assert_eq!((e.kind(), e.offset()), (want.kind(), want.offset()), "{e}");
         }
     }
+}
+
+/// `Value` reads map keys of any serde format, as text: a format whose
+/// keys may be numbers or booleans (MessagePack) gives their text, as the
+/// serializer writes such keys.
+#[test]
+fn value_keys_of_any_format_are_text() {
+    let mp = rmp_serde::to_vec(&BTreeMap::from([(7u32, "a"), (300, "b")])).unwrap();
+    let v: Value = rmp_serde::from_slice(&mp).unwrap();
+    assert_eq!(v, Value::hash([("7", "a"), ("300", "b")]));
+    let mp = rmp_serde::to_vec(&BTreeMap::from([(true, 1u8)])).unwrap();
+    let v: Value = rmp_serde::from_slice(&mp).unwrap();
+    assert_eq!(v, Value::hash([("true", 1)]));
+    assert_eq!(
+        sereal::to_vec(&BTreeMap::from([(true, 1u8)])).unwrap(),
+        sereal::encode(&v).unwrap()
+    );
 }

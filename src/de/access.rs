@@ -186,6 +186,13 @@ impl<'de> MapKey<'_, 'de> {
         visit: impl FnOnce(V, T) -> Result<V::Value>,
     ) -> Result<V::Value> {
         let key = self.de.key()?;
+        if key.utf8 && !key.text {
+            // Flagged UTF-8 and not: no text to parse.
+            return Err(self
+                .de
+                .cur
+                .error_at(ErrorKind::InvalidUtf8, key.bytes.start));
+        }
         let bytes = &self.de.cur.bytes()[key.bytes];
         // SAFETY: `key.text` says the bytes are UTF-8 (see `visit_key`).
         let text = key

@@ -14,9 +14,12 @@
 //! A `STR_UTF8` string whose bytes are not valid UTF-8 (Perl's decoder
 //! takes those as they are, as [`decode`](crate::decode) does) is an
 //! `InvalidUtf8` error for a target that wants text (`String`, `&str`,
-//! `char`, a field name) and is visited as bytes by one that takes anything
-//! (`Value`, `IgnoredAny`, bytes); with `validate_utf8` every target refuses
-//! it.
+//! `char`, a field name, a key parsed as a number) and is visited as bytes
+//! by one that takes anything (`Value`, `IgnoredAny`, bytes; `InvalidUtf8`
+//! when the visitor takes no bytes, as `serde_json::Value`'s); with
+//! `validate_utf8` every target refuses it. Serde's buffered forms
+//! (`flatten`, untagged and internally tagged enums) take the bytes first,
+//! so a `String` inside them fails with serde's type error.
 
 use crate::decoder::{
     document_size_check, frame, string_over_limit, DecoderOptions, Header, DEFAULTS,

@@ -179,6 +179,23 @@ impl Visitor<'_> for KeyVisitor {
     fn visit_bytes<E>(self, v: &[u8]) -> Result<KeyText, E> {
         Ok(KeyText(Key::bytes(v)))
     }
+    // Formats whose keys may be numbers or booleans (MessagePack, YAML):
+    // the key is their text, as the serializer writes such keys.
+    fn visit_bool<E>(self, v: bool) -> Result<KeyText, E> {
+        Ok(KeyText(Key::from(if v { "true" } else { "false" })))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<KeyText, E> {
+        Ok(KeyText(Key::from(v.to_string().as_str())))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<KeyText, E> {
+        Ok(KeyText(Key::from(v.to_string().as_str())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<KeyText, E> {
+        Ok(KeyText(Key::from(v.to_string().as_str())))
+    }
+    fn visit_char<E>(self, v: char) -> Result<KeyText, E> {
+        Ok(KeyText(Key::from(v.encode_utf8(&mut [0; 4]) as &str)))
+    }
 }
 
 /// Builds a graph (a tree) from any serde data: sequences become arrays,
