@@ -166,3 +166,43 @@ fn non_plain_elements_take_a_level() {
     let gone = Value::array([Value::Weak(sereal::Ref::array([1]).downgrade())]);
     assert_eq!(min_depth(&gone, "[dead weak]"), 3);
 }
+
+/// References to references take no level, but one path holds at most
+/// 10,000 of them beyond the limit (each is a level of nesting here, which
+/// every callback locks); 0 is no limit, as for the decoder.
+#[test]
+fn references_to_references_are_bounded_and_zero_is_no_limit() {
+    // `k` scalar cells, each holding a reference to the next, then [1].
+    let chain = |k: usize| {
+        let mut v = Value::array([1]);
+        for _ in 0..k {
+            v = Value::Ref(sereal::Ref::scalar(v));
+        }
+        v
+    };
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let ok = chain(10_007);
+            assert!(encoder(10).encode(&ok).is_ok());
+            let over = chain(10_008);
+            let e = encoder(10).encode(&over).unwrap_err();
+            assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10), "{e}");
+            // No limit: the longer chain, and 20,000 nested arrays.
+            let lifted = Decoder::new(DecoderOptions::new().max_recursion_depth(0));
+            let back = lifted.decode(&encoder(0).encode(&over).unwrap()).unwrap();
+            assert_eq!(*back, over);
+            let mut deep = Value::from(1);
+            for _ in 0..20_000 {
+                deep = Value::array([deep]);
+            }
+            let bytes = encoder(0).encode(&deep).unwrap();
+            assert_eq!(bytes.len(), 6 + 20_000 + 1);
+            let s = sereal::ser::SerializerOptions::default().max_recursion_depth(0);
+            let nested: Vec<Vec<Vec<u8>>> = vec![vec![vec![1]]];
+            assert!(sereal::to_vec_with(&nested, s).is_ok());
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

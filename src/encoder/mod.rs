@@ -86,7 +86,9 @@ pub struct EncoderOptions {
     /// array element, hash value or FREEZE value that is not a plain scalar
     /// (a reference, undef, an immortal, a cell seen from several slots,
     /// data Sereal cannot carry); a reference that is the root or a scalar
-    /// cell's content (a reference to a reference) takes none.
+    /// cell's content (a reference to a reference) takes none, up to 10000
+    /// of those on one path beyond the limit. 0 means no limit, as for the
+    /// decoder's limits (Perl reads 0 as its default).
     pub max_recursion_depth: usize,
     /// Write objects whose class has a FREEZE handler
     /// ([`Encoder::on_freeze`]) as `OBJECT_FREEZE` with the handler's values.

@@ -76,7 +76,7 @@ impl<B: AsRef<[u8]>> Cursor<B> {
     #[inline]
     pub fn max_depth(self, max: usize) -> Self {
         Cursor {
-            max_depth: if max == 0 { usize::MAX } else { max },
+            max_depth: super::depth_limit(max),
             ..self
         }
     }

@@ -330,6 +330,23 @@ pub fn zigzag_decode(n: u64) -> i64 {
     ((n >> 1) as i64) ^ -((n & 1) as i64)
 }
 
+/// The nesting limit a `max_recursion_depth` of `max` sets: `max`, or none
+/// for 0, as for every limit of this crate's options (Perl reads 0 as its
+/// default of 10000).
+///
+/// ```
+/// assert_eq!(sereal::protocol::depth_limit(0), usize::MAX);
+/// assert_eq!(sereal::protocol::depth_limit(7), 7);
+/// ```
+#[inline]
+pub fn depth_limit(max: usize) -> usize {
+    if max == 0 {
+        usize::MAX
+    } else {
+        max
+    }
+}
+
 /// Whether the item whose tag byte `byte` (track flag included) comes
 /// right after a `REFN` is its referent without a nesting level: one of
 /// Perl's immortal scalars (`TRUE`, `FALSE`, `CANONICAL_UNDEF`, and

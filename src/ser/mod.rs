@@ -267,7 +267,7 @@ impl<'w> Serializer<'w> {
     #[inline]
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
-        if self.depth >= self.opts.max_recursion_depth {
+        if self.depth >= protocol::depth_limit(self.opts.max_recursion_depth) {
             return Err(Error::new(ErrorKind::DepthExceeded(
                 self.opts.max_recursion_depth,
             )));

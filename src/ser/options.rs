@@ -41,7 +41,7 @@ pub struct SerializerOptions {
     /// (see [`crate::EncoderOptions::no_shared_hashkeys`]).
     pub no_shared_hashkeys: bool,
     /// Maximum nesting of sequences, maps and structs (default 10000, as
-    /// the encoder's).
+    /// the encoder's; 0: no limit).
     pub max_recursion_depth: usize,
 }
 

@@ -407,8 +407,8 @@ impl Scanner {
     }
 
     fn check_depth(&self, o: &DecoderOptions) -> Result<(), Scan> {
-        let max = o.max_recursion_depth;
-        if max != 0 && self.depth > max {
+        let max = protocol::depth_limit(o.max_recursion_depth);
+        if self.depth > max {
             return Err(self.invalid(ErrorKind::DepthExceeded(max), self.pos));
         }
         Ok(())

@@ -5,8 +5,13 @@
 use super::Writer;
 use crate::encoder::Callbacks;
 use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::depth_limit;
 use crate::value::guard::Scope;
 use crate::value::{Node, NodeRc};
+
+/// The references to references one path may hold beyond
+/// `max_recursion_depth` (which does not count them, as Perl's does not).
+const FREE_LEVELS: usize = 10_000;
 
 impl Writer<'_> {
     /// Goes one level deeper. When callbacks can run, `active` then has an
@@ -34,8 +39,17 @@ impl Writer<'_> {
     #[cold]
     #[inline(never)]
     fn leaf_level_deep(&self) -> Result<()> {
-        let max = self.opts.max_recursion_depth;
-        if (self.depth + 1).saturating_sub(self.free) >= max {
+        self.depth_check(self.depth + 1)
+    }
+
+    /// Whether a slot at `depth` may be written: its counted levels (see
+    /// `free`) stay under `max_recursion_depth`, and the references to
+    /// references on its path, which Perl's encoder follows in a loop,
+    /// number no more than `FREE_LEVELS` (they are nesting here, and every
+    /// callback locks the nodes of every level).
+    fn depth_check(&self, depth: usize) -> Result<()> {
+        let max = depth_limit(self.opts.max_recursion_depth);
+        if depth.saturating_sub(self.free) >= max || depth >= max.saturating_add(FREE_LEVELS) {
             return Err(Error::new(ErrorKind::DepthExceeded(max)));
         }
         Ok(())
@@ -56,10 +70,7 @@ impl Writer<'_> {
     #[cold]
     #[inline(never)]
     pub(super) fn enter_deep(&mut self) -> Result<()> {
-        let max = self.opts.max_recursion_depth;
-        if self.depth.saturating_sub(self.free) >= max {
-            return Err(Error::new(ErrorKind::DepthExceeded(max)));
-        }
+        self.depth_check(self.depth)?;
         if self.guarded && self.active.len() <= self.depth {
             self.active.resize(self.depth + 64, 0);
         }
@@ -69,7 +80,8 @@ impl Writer<'_> {
 
     /// See `enter_limit`.
     pub(super) fn limit(&self) -> usize {
-        let max = self.opts.max_recursion_depth.saturating_add(self.free);
+        let free = self.free.min(FREE_LEVELS);
+        let max = depth_limit(self.opts.max_recursion_depth).saturating_add(free);
         if self.guarded {
             max.min(self.active.len())
         } else {
