@@ -43,11 +43,16 @@ pub(crate) fn ahead(items: &[Value], i: usize) {
             // SAFETY: the body is read here only, with no code run meanwhile.
             if let Ok(Body::Hash(h)) = unsafe { r.0.body_unguarded() } {
                 let entries = h.entries();
+                // Every line the entries touch, counted from the line of
+                // their start: an allocation is aligned to 16 bytes, not 64,
+                // so 256 bytes of entries usually span five lines.
                 let p = entries.as_ptr().cast::<i8>();
-                let lines = std::mem::size_of_val(entries).div_ceil(64).min(8);
+                let skew = p.addr() % 64;
+                let first = p.wrapping_sub(skew);
+                let lines = (skew + std::mem::size_of_val(entries)).div_ceil(64).min(8);
                 for k in 0..lines {
                     // SAFETY: as above.
-                    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * k)) };
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(64 * k)) };
                 }
             }
         }
