@@ -18,18 +18,18 @@ impl<'de> Deserializer<'de> {
         // `validate_utf8` refuses them; anything else is offered them as
         // bytes, as the decoder keeps them, and a visitor that takes no
         // bytes (`serde_json::Value`) is told what is wrong with them.
-        let refused = utf8 && (want == Want::Text || self.opts.validate_utf8);
+        let refused = || utf8 && (want == Want::Text || self.opts.validate_utf8);
         let bad_utf8 = || self.cur.error_at(ErrorKind::InvalidUtf8, r.start);
         let offered = |v: Result<V::Value>| if utf8 { v.map_err(|_| bad_utf8()) } else { v };
         match self.bytes(r.clone()) {
             Bytes::Input(b) => match text(b) {
                 Some(s) => visitor.visit_borrowed_str(s),
-                None if refused => Err(bad_utf8()),
+                None if refused() => Err(bad_utf8()),
                 None => offered(visitor.visit_borrowed_bytes(b)),
             },
             Bytes::Copy(b) => match text(b) {
                 Some(s) => visitor.visit_str(s),
-                None if refused => Err(bad_utf8()),
+                None if refused() => Err(bad_utf8()),
                 None => offered(visitor.visit_bytes(b)),
             },
         }

@@ -676,24 +676,6 @@ impl<'e> Writer<'e> {
         }
         self.item(v, held)
     }
-
-    /// Writes an array's element, a hash's value or a FREEZE value. Perl's
-    /// encoder writes such a slot in place when it is a plain scalar, and
-    /// takes a level of `max_recursion_depth` for anything else: a
-    /// reference (which `value` enters), undef, an immortal, data Sereal
-    /// cannot carry; this checks that level where `value` enters none.
-    pub(super) fn item(&mut self, v: &Value, held: Held) -> Result<()> {
-        let leaf = match v {
-            Value::Undef | Value::CanonicalUndef | Value::True | Value::False => true,
-            Value::Foreign(_) => true,
-            Value::Weak(w) => w.0.strong_count() == 0,
-            _ => false,
-        };
-        if leaf {
-            self.leaf_level()?;
-        }
-        self.value(v, held)
-    }
 }
 
 /// Whether `body` is a string [`Writer::write_string`] deduplicates.

@@ -3,11 +3,12 @@
 //! locks and retention a callback runs under.
 
 use super::Writer;
+use crate::encoder::held::Held;
 use crate::encoder::Callbacks;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::depth_limit;
 use crate::value::guard::Scope;
-use crate::value::{Node, NodeRc};
+use crate::value::{Node, NodeRc, Value};
 
 /// The references to references one path may hold beyond
 /// `max_recursion_depth` (which does not count them, as Perl's does not).
@@ -23,6 +24,24 @@ impl Writer<'_> {
             return self.enter_deep();
         }
         Ok(())
+    }
+
+    /// Writes an array's element, a hash's value or a FREEZE value. Perl's
+    /// encoder writes such a slot in place when it is a plain scalar, and
+    /// takes a level of `max_recursion_depth` for anything else: a
+    /// reference (which `value` enters), undef, an immortal, data Sereal
+    /// cannot carry; this checks that level where `value` enters none.
+    pub(super) fn item(&mut self, v: &Value, held: Held) -> Result<()> {
+        let leaf = match v {
+            Value::Undef | Value::CanonicalUndef | Value::True | Value::False => true,
+            Value::Foreign(_) => true,
+            Value::Weak(w) => w.0.strong_count() == 0,
+            _ => false,
+        };
+        if leaf {
+            self.leaf_level()?;
+        }
+        self.value(v, held)
     }
 
     /// Checks the level a leaf takes that is written without entering it
