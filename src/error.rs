@@ -88,6 +88,61 @@ pub enum ErrorKind {
     Invalid(String),
 }
 
+/// The broad kind of an [`Error`], as [`Error::classify`] sorts it: what a
+/// server needs to answer a request (a client's bad input, a limit, its
+/// own failure), in the spirit of `serde_json`'s `Category`.
+///
+/// Every [`ErrorKind`] has one category:
+///
+/// | category | kinds |
+/// |---|---|
+/// | `Io` | `Io` |
+/// | `Eof` | `Truncated` |
+/// | `Syntax` | `BadMagic`, `Utf8MangledMagic`, `BadDocumentType`, `BadHeader`, `UnexpectedTag`, `BadVarint`, `BadOffset`, `Decompression`, `TrailingData`, `Invalid`, `Json` |
+/// | `Data` | `Message`, `DuplicateKey`, `ObjectRefused`, `CompressionRefused`, `InvalidUtf8`, `WrongBody`, `BlessRefused`, `Unsupported`, `BadOption`, `Borrowed`, `Compression` |
+/// | `Limit` | `LimitExceeded`, `DepthExceeded` |
+/// | `Callback` | `Callback`, `Locked` |
+/// | `Unsupported` | `UnsupportedVersion`, `NoPublicSpec`, `MissingFeature` |
+///
+/// ```
+/// use sereal::Category;
+/// let cut = sereal::decode(b"=\xF3rl\x05\x00\x42\x01").unwrap_err();
+/// assert_eq!(cut.classify(), Category::Eof);
+/// assert!(cut.is_eof());
+/// assert_eq!(sereal::decode(b"{}").unwrap_err().classify(), Category::Syntax);
+/// let v6 = sereal::decode(b"=\xF3rl\x06\x00\x01").unwrap_err();
+/// assert_eq!(v6.classify(), Category::Unsupported);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Category {
+    /// Reading the input or writing the output failed: the peer hung up,
+    /// the disk failed. Nothing is known of the data.
+    Io,
+    /// The input ended before the document did: more bytes would help (a
+    /// stream cut short, a partial read).
+    Eof,
+    /// The input is not valid Sereal: a bad magic string, tag, varint,
+    /// offset, header or compressed body, or bytes after the document.
+    Syntax,
+    /// Valid Sereal that does not fit: the target type refused it (a serde
+    /// data error), or the options refuse its content (a duplicate key, an
+    /// object under `refuse_objects`, a refused codec, text that is not
+    /// UTF-8); on the encoding side, a value or an option the format or
+    /// the encoder cannot take.
+    Data,
+    /// The document is over a limit of the options: `max_memory`, a size,
+    /// count or length limit, or the nesting depth.
+    Limit,
+    /// A FREEZE, THAW or stringify handler failed, or broke the rules (it
+    /// changed a container being encoded).
+    Callback,
+    /// The document needs what this build does not have: a protocol
+    /// version it does not read (6 and later), or a codec left out of the
+    /// build (a cargo feature).
+    Unsupported,
+}
+
 /// Where an [`Error`] happened: the byte offset and the space it counts in.
 ///
 /// ```
@@ -231,6 +286,41 @@ impl Error {
         &self.0.kind
     }
 
+    /// The broad kind of the error (see [`Category`] for the table).
+    ///
+    /// ```
+    /// use sereal::{Category, Decoder, DecoderOptions};
+    /// let doc = sereal::encode(&sereal::Value::array([1, 2, 3])).unwrap();
+    /// let strict = Decoder::new(DecoderOptions::new().max_num_array_entries(2));
+    /// assert_eq!(strict.decode(&doc).unwrap_err().classify(), Category::Limit);
+    /// let e = sereal::from_slice::<String>(&doc).unwrap_err();
+    /// assert_eq!(e.classify(), Category::Data);
+    /// ```
+    pub fn classify(&self) -> Category {
+        self.0.kind.category()
+    }
+
+    /// Whether the input ended before the document did
+    /// ([`Category::Eof`]): more bytes would help.
+    pub fn is_eof(&self) -> bool {
+        self.classify() == Category::Eof
+    }
+
+    /// Whether reading or writing failed ([`Category::Io`]).
+    pub fn is_io(&self) -> bool {
+        self.classify() == Category::Io
+    }
+
+    /// Whether the input is not valid Sereal ([`Category::Syntax`]).
+    pub fn is_syntax(&self) -> bool {
+        self.classify() == Category::Syntax
+    }
+
+    /// Whether valid Sereal did not fit ([`Category::Data`]).
+    pub fn is_data(&self) -> bool {
+        self.classify() == Category::Data
+    }
+
     /// The byte offset where decoding failed, if the error has one: from
     /// the document's start, or into its decompressed body (see
     /// [`Error::position`], which says which).
@@ -284,6 +374,50 @@ impl Error {
             }
         }
         self
+    }
+}
+
+impl ErrorKind {
+    /// The kind's [`Category`].
+    ///
+    /// ```
+    /// use sereal::{Category, ErrorKind};
+    /// assert_eq!(ErrorKind::Truncated.category(), Category::Eof);
+    /// assert_eq!(ErrorKind::DepthExceeded(10).category(), Category::Limit);
+    /// ```
+    pub fn category(&self) -> Category {
+        use ErrorKind as K;
+        match self {
+            K::Io(_) => Category::Io,
+            K::Truncated => Category::Eof,
+            K::BadMagic
+            | K::Utf8MangledMagic
+            | K::BadDocumentType(_)
+            | K::BadHeader(_)
+            | K::UnexpectedTag(..)
+            | K::BadVarint
+            | K::BadOffset(..)
+            | K::Decompression(_)
+            | K::TrailingData
+            | K::Invalid(_)
+            | K::Json(_) => Category::Syntax,
+            K::Message(_)
+            | K::DuplicateKey(_)
+            | K::ObjectRefused
+            | K::CompressionRefused(_)
+            | K::InvalidUtf8
+            | K::WrongBody(_)
+            | K::BlessRefused
+            | K::Unsupported(_)
+            | K::BadOption(_)
+            | K::Borrowed
+            | K::Compression(_) => Category::Data,
+            K::LimitExceeded(_) | K::DepthExceeded(_) => Category::Limit,
+            K::Callback(_) | K::Locked => Category::Callback,
+            K::UnsupportedVersion(_) | K::NoPublicSpec(_) | K::MissingFeature(_) => {
+                Category::Unsupported
+            }
+        }
     }
 }
 

@@ -39,7 +39,7 @@ pub use decoder::{
     decode, decode_bytes, looks_like_sereal, Decoder, DecoderOptions, Documents, Header, ThawOrder,
 };
 pub use encoder::{encode, encode_with, CallbackPolicy, Encoder, EncoderOptions, KeyOrder};
-pub use error::{Error, ErrorKind, IoError, Position, Result};
+pub use error::{Category, Error, ErrorKind, IoError, Position, Result};
 #[cfg(feature = "serde")]
 pub use ser::{to_value, to_vec, to_vec_with, to_writer, to_writer_with, Serializer};
 pub use stream::{Incremental, ReadDocuments};
