@@ -267,14 +267,16 @@ fn compress_body(
 )]
 pub(crate) struct Inflate {
     pub max_size: usize,
+    /// The option that sets `max_size`, for the error past it.
+    pub option: &'static str,
 }
 
 impl Inflate {
     #[cfg(any(feature = "snappy", feature = "zlib", feature = "zstd"))]
     fn too_big(&self, n: u64, at: usize) -> Error {
         let m = format!(
-            "uncompressed body of {n} bytes exceeds max_uncompressed_size ({})",
-            self.max_size
+            "uncompressed body of {n} bytes exceeds {} ({})",
+            self.option, self.max_size
         );
         Error::at(ErrorKind::LimitExceeded(m), at)
     }

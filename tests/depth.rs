@@ -149,7 +149,8 @@ fn deep_walks_started_near_the_end_of_the_stack() {
                 let doc = nested(9_990, level);
                 let v = decode(&doc).unwrap();
                 assert!(*decode(&encode(&v).unwrap()).unwrap() == *v);
-                let via_serde = sereal::from_slice::<Value>(&doc);
+                let perl_depth = sereal::DecoderOptions::new().max_recursion_depth(10_000);
+                let via_serde = sereal::from_slice_with::<Value>(&doc, perl_depth);
                 assert!(via_serde.is_ok(), "{:?}", via_serde.err());
                 assert_eq!(
                     decode(&nested(1_000_000, level)).unwrap_err().kind(),

@@ -3,7 +3,7 @@
 //! deserializer (and the visitor frames between them) goes through the
 //! crate's stack guard.
 
-use sereal::{from_slice, ErrorKind, Value};
+use sereal::{from_slice, from_slice_with, DecoderOptions, ErrorKind, Value};
 
 const SMALL_STACK: usize = 256 * 1024;
 
@@ -38,39 +38,101 @@ fn json_depth(mut v: serde_json::Value) -> usize {
     depth
 }
 
+/// A recursive type that drops by recursion, as most do.
+#[derive(serde::Deserialize, Debug)]
+#[allow(dead_code)]
+enum Tree {
+    Leaf(i64),
+    Node(Vec<Tree>),
+}
+
+/// `Tree`'s form of a nest of `depth` one-element arrays: `{Node => [...]}`.
+fn tree_doc(depth: usize) -> Vec<u8> {
+    let mut doc = b"=\xF3rl\x05\x00".to_vec();
+    for _ in 0..depth {
+        doc.extend_from_slice(b"\x51\x64Node\x41");
+    }
+    doc.extend_from_slice(b"\x51\x64Leaf\x01");
+    doc
+}
+
 #[test]
 fn a_million_refn_chain_is_a_depth_error_on_a_small_stack() {
     on_small_stack(|| {
         let doc = doc(&[0x28], 1_000_000);
         let e = from_slice::<serde_json::Value>(&doc).unwrap_err();
-        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
         assert!(e.offset().is_some());
         let e = from_slice::<Value>(&doc).unwrap_err();
-        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
         let e = from_slice::<serde::de::IgnoredAny>(&doc).unwrap_err();
-        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
+        let e = from_slice::<Tree>(&tree_doc(1_000_000)).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
+        // Raised, the limit is the one given.
+        let raised = DecoderOptions::new().max_recursion_depth(20_000);
+        let e = from_slice_with::<serde_json::Value>(&doc, raised).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(20_000), "{e}");
+    });
+}
+
+/// Under the default serde depth (128, serde_json's), whatever is built
+/// drops on a small stack, in any build profile: the deepest document
+/// accepted, into `serde_json::Value` and into a recursive enum, builds
+/// and drops; one level more, or 9,990 (which Perl's default accepts), is
+/// an error.
+#[test]
+fn the_default_serde_depth_builds_only_what_drops_on_a_small_stack() {
+    on_small_stack(|| {
+        for depth in [127, 128] {
+            let j: serde_json::Value = from_slice(&doc(&[0x41], depth)).unwrap();
+            drop(j);
+            let t: Tree = from_slice(&tree_doc(63)).unwrap();
+            drop(t);
+            let v: Value = from_slice(&doc(&[0x41], depth)).unwrap();
+            drop(v);
+        }
+        for depth in [129, 9_990] {
+            let doc = doc(&[0x41], depth);
+            let e = from_slice::<serde_json::Value>(&doc).unwrap_err();
+            assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
+            assert_eq!(e.classify(), sereal::Category::Limit);
+            let e = from_slice::<Value>(&doc).unwrap_err();
+            assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
+            let e = from_slice::<Tree>(&tree_doc(depth)).unwrap_err();
+            assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
+            // The graph decoder keeps Perl's 10,000: its graphs drop
+            // without recursion.
+            let g = sereal::decode(&doc).unwrap();
+            drop(g);
+        }
+        // A Tree twice as deep as the limit.
+        let e = from_slice::<Tree>(&tree_doc(256)).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::DepthExceeded(128), "{e}");
     });
 }
 
 #[test]
-fn deep_arrays_within_the_limit_read_on_a_small_stack() {
+fn deep_arrays_within_a_raised_limit_read_on_a_small_stack() {
     on_small_stack(|| {
         let depth = 9_990;
+        let raised = || DecoderOptions::new().max_recursion_depth(10_000);
         let doc = doc(&[0x41], depth);
-        let j: serde_json::Value = from_slice(&doc).unwrap();
+        // serde_json's Value drops by recursion: taken apart by hand.
+        let j: serde_json::Value = from_slice_with(&doc, raised()).unwrap();
         assert_eq!(json_depth(j), depth);
-        let mut v: Value = from_slice(&doc).unwrap();
+        let mut v: Value = from_slice_with(&doc, raised()).unwrap();
         for _ in 0..depth {
             v = v.at(0).unwrap();
         }
         assert_eq!(v, Value::from(1));
         // One-key hashes, the same depth.
         let doc = self::doc(b"\x51\x61k", depth);
-        let v: Value = from_slice(&doc).unwrap();
+        let v: Value = from_slice_with(&doc, raised()).unwrap();
         assert!(v.get("k").is_some());
         // Past the limit: an error.
         let doc = self::doc(&[0x41], 10_001);
-        let e = from_slice::<serde_json::Value>(&doc).unwrap_err();
+        let e = from_slice_with::<serde_json::Value>(&doc, raised()).unwrap_err();
         assert_eq!(e.kind(), &ErrorKind::DepthExceeded(10_000), "{e}");
     });
 }
@@ -110,7 +172,8 @@ fn decoded_graphs_serialize_on_a_small_stack() {
         let json = serde_json::to_string(&*v).unwrap();
         assert_eq!(json, format!("{}1{}", "[".repeat(depth), "]".repeat(depth)));
         let bytes = sereal::to_vec(&*v).unwrap();
-        let back: Value = from_slice(&bytes).unwrap();
+        let raised = DecoderOptions::new().max_recursion_depth(10_000);
+        let back: Value = from_slice_with(&bytes, raised).unwrap();
         assert!(back == *v);
         let copy = sereal::to_value(&*v).unwrap();
         assert!(copy == *v);

@@ -224,7 +224,9 @@ fn serde_and_decode_count_levels_alike() {
                 doc.extend_from_slice(unit);
             }
             doc.push(0x01);
-            match (decode(&doc), from_slice::<Value>(&doc)) {
+            let perl_depth = sereal::DecoderOptions::new().max_recursion_depth(10_000);
+            let serde = sereal::from_slice_with::<Value>(&doc, perl_depth);
+            match (decode(&doc), serde) {
                 (Err(d), Err(s)) => assert_eq!(d, s, "{unit:x?} x {n}"),
                 (Ok(d), Ok(s)) => {
                     d.dismantle();

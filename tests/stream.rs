@@ -529,8 +529,12 @@ fn limits_are_enforced_as_the_bytes_arrive() {
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)));
     assert_eq!((e.offset(), fed), (Some(7), huge.len()));
     assert_eq!(Err::<Document, _>(e), strict.decode(&huge));
-    // ... and otherwise waits for its items, asking for them.
-    let mut inc = Incremental::default();
+    // ... by max_memory under the defaults, at the count too ...
+    let (e, fed) = push_bytewise(&Decoder::default(), &huge);
+    assert!(e.to_string().contains("max_memory"), "{e}");
+    assert_eq!((e.offset(), fed), (Some(7), huge.len()));
+    // ... and with no limits waits for its items, asking for them.
+    let mut inc = Decoder::new(DecoderOptions::trusted()).incremental();
     inc.feed(&huge);
     inc.feed(&[0x01; 1000]);
     assert!(inc.next_document().is_none());
@@ -762,8 +766,8 @@ fn max_document_size_stops_a_stream_before_it_buffers_the_document() {
     );
     let err = docs.next().unwrap().unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)), "{err}");
-    assert_eq!(err.offset(), Some(1 << 20));
-    // The string's length said it all: one read, not a mebibyte.
+    // At the string's length, which said it all: one read, not a mebibyte.
+    assert_eq!(err.offset(), Some(7));
     assert!(sent.get() <= 64 * 1024, "read {} bytes", sent.get());
     assert!(docs.next().is_none());
 }
@@ -781,7 +785,9 @@ fn max_document_size_applies_to_every_decoder_at_its_edge() {
     .encode(&Value::bytes([7u8; 300]))
     .unwrap();
     assert!(zipped.len() < long.len());
-    for (what, doc) in [("raw", &long), ("zlib", &zipped)] {
+    // Where a stream knows the document is too long: the string's length
+    // (raw), the compressed frame's (zlib, after the body's own length).
+    for (what, doc, claim) in [("raw", &long, 7), ("zlib", &zipped, 8)] {
         let at_limit = Decoder::new(DecoderOptions::new().max_document_size(doc.len()));
         let under = Decoder::new(DecoderOptions::new().max_document_size(doc.len() - 1));
         assert!(at_limit.decode(doc).is_ok(), "{what}");
@@ -801,7 +807,7 @@ fn max_document_size_applies_to_every_decoder_at_its_edge() {
             "{what}: {serde}"
         );
         // In a stream, the small first document passes and the long one
-        // is refused at its own offset plus the limit.
+        // is refused at the length that says it is too long.
         let mut stream = first.clone();
         stream.extend_from_slice(doc);
         for chunk in [1, 7, 64 * 1024] {
@@ -815,7 +821,7 @@ fn max_document_size_applies_to_every_decoder_at_its_edge() {
             );
             assert_eq!(
                 e.offset(),
-                Some(first.len() + doc.len() - 1),
+                Some(first.len() + claim),
                 "{what} chunk {chunk}"
             );
             let pulled = pull_all(&under, &stream, chunk);

@@ -130,7 +130,7 @@ impl<'de> Deserializer<'de> {
         self.cur.set_pos(at + 2);
         self.cur.enter()?;
         let v = match self.cur.count(limit, what, min_bytes) {
-            Ok(n) => match self.prepay(n, at + 1) {
+            Ok(n) => match self.prepay_container(n, min_bytes == 2, at + 1) {
                 Ok(()) => Stack::run(self, |de| f(de, n)),
                 Err(e) => Err(e),
             },
@@ -149,7 +149,7 @@ impl<'de> Deserializer<'de> {
         if let Some(kind) = over_limit(n as u64, limit, what) {
             return Err(self.cur.error_at(kind, at));
         }
-        self.prepay(n, at)?;
+        self.prepay_container(n, t >= tag::HASHREF_0, at)?;
         Ok(n)
     }
 
@@ -329,12 +329,12 @@ impl<'de> Deserializer<'de> {
                     let n = self
                         .cur
                         .count(self.opts.max_num_array_entries, "array", 1)?;
-                    self.prepay(n, at)?;
+                    self.prepay_container(n, false, at)?;
                     Stack::run(self, |de| de.seq(visitor, n))
                 }
                 tag::HASH => {
                     let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
-                    self.prepay(n, at)?;
+                    self.prepay_container(n, true, at)?;
                     Stack::run(self, |de| visitor.visit_map(Entries { de, left: n }))
                 }
                 tag::ARRAYREF_0..=tag::ARRAYREF_15 => {
@@ -359,6 +359,18 @@ impl<'de> Deserializer<'de> {
             };
             return v.map_err(|e| self.cur.place(e, at));
         }
+    }
+
+    /// Pays for the `n` elements (entries if `hash`) of the container at
+    /// `at`: to the tag budget, and to `max_memory` what the value decoder
+    /// would hold for them, as the target type is built from them.
+    #[inline]
+    fn prepay_container(&mut self, n: usize, hash: bool, at: usize) -> Result<()> {
+        self.prepay(n, at)?;
+        let each = if hash { memory::ENTRY } else { memory::ELEMENT };
+        let bytes = n.saturating_mul(each).saturating_add(memory::NODE);
+        let what = if hash { "a hash" } else { "an array" };
+        self.cur.charge(bytes, what, at)
     }
 
     /// Charges `n` tags to the budget: a tag read here, or a container's

@@ -22,7 +22,7 @@
 //! so a `String` inside them fails with serde's type error.
 
 use crate::decoder::{
-    document_size_check, frame, string_over_limit, DecoderOptions, Header, DEFAULTS,
+    document_size_check, frame, memory, string_over_limit, DecoderOptions, Header, DEFAULTS,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
@@ -236,7 +236,7 @@ impl<'de> Framed<'de> {
     /// frame inflated.
     fn parsed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
         let header = Header::parse(input)?;
-        let (body, shift, frame_end) = frame(opts, input, &header)?;
+        let (body, shift, frame_end) = frame(opts, input, &header, 0)?;
         Ok(Framed {
             body,
             shift,
@@ -271,6 +271,11 @@ impl<'de> Deserializer<'de> {
     /// A deserializer over a framed body, whose walk starts from `stack`.
     #[inline(always)]
     fn over(f: Framed<'de>, opts: &DecoderOptions, stack: Stack) -> Deserializer<'de> {
+        // A decompressed body is held while the value is built.
+        let held = match &f.body {
+            Cow::Owned(b) => b.len(),
+            Cow::Borrowed(_) => 0,
+        };
         // No body is near 2^56 bytes (no address space holds one), so in 64
         // bits neither step overflows (the wrapping add only spares the
         // arithmetic a check); a 32-bit target's budget saturates.
@@ -279,7 +284,8 @@ impl<'de> Deserializer<'de> {
         Deserializer {
             cur: Cursor::new(f.body, f.shift)
                 .placed_at(f.base, f.in_body)
-                .max_depth(opts.max_recursion_depth),
+                .max_depth(opts.serde_depth())
+                .max_memory(opts.max_memory, held),
             trailing_at: f.trailing_at,
             budget,
             opts: Limits {

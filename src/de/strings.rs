@@ -57,7 +57,10 @@ impl<'de> Deserializer<'de> {
             }
             _ => return Ok(None),
         };
-        Ok(Some((self.cur.take(len)?, t == tag::STR_UTF8)))
+        let at = self.cur.pos();
+        let r = self.cur.take(len)?;
+        self.cur.charge(memory::string(len), "a string", at)?;
+        Ok(Some((r, t == tag::STR_UTF8)))
     }
 
     /// A string item (after `PAD`s); `what` names its place for the error.

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 mod header;
+pub mod memory;
 mod options;
 pub(crate) mod reader;
 mod scratch;
@@ -271,7 +272,7 @@ impl Decoder {
     pub fn decode_bytes(&self, input: &Bytes) -> Result<Document> {
         let header = Header::parse(input)?;
         document_size_check(&self.opts, input.len())?;
-        let (v, end, _) = self.shared_body_prefix(input, &header, Some(input), false)?;
+        let (v, end, _) = self.shared_body_prefix(input, &header, Some(input), false, 0)?;
         if end != input.len() {
             return Err(Error::at(ErrorKind::TrailingData, end));
         }
@@ -303,7 +304,7 @@ impl Decoder {
             // The input is the document: refused before it is read.
             document_size_check(&self.opts, input.len())?;
         }
-        let (body, used, more) = self.shared_body_prefix(input, &header, None, true)?;
+        let (body, used, more) = self.shared_body_prefix(input, &header, None, true, 0)?;
         if !prefix && used != input.len() {
             return Err(Error::at(ErrorKind::TrailingData, used));
         }
@@ -354,7 +355,7 @@ impl Decoder {
         input: &'a [u8],
         header: &Header,
     ) -> Result<(Cow<'a, [u8]>, usize)> {
-        frame(&self.opts, input, header).map(|(body, shift, _)| (body, shift))
+        frame(&self.opts, input, header, 0).map(|(body, shift, _)| (body, shift))
     }
 
     /// As [`body_bytes`](Self::body_bytes), for a document that may be
@@ -382,7 +383,7 @@ impl Decoder {
         input: &'a [u8],
         header: &Header,
     ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
-        frame(&self.opts, input, header)
+        frame(&self.opts, input, header, 0)
     }
 
     /// Decodes the document at the start of `input`, which may be followed
@@ -397,8 +398,20 @@ impl Decoder {
     /// assert_eq!(Decoder::default().decode(&stream[used..]).unwrap(), Value::from("two"));
     /// ```
     pub fn decode_prefix(&self, input: &[u8]) -> Result<(Document, usize)> {
+        self.decode_prefix_held(input, 0)
+    }
+
+    /// As [`decode_prefix`](Self::decode_prefix), for a decode that holds
+    /// `held` bytes of `max_memory` already (a stream's buffered document).
+    pub(crate) fn decode_prefix_held(
+        &self,
+        input: &[u8],
+        held: usize,
+    ) -> Result<(Document, usize)> {
         let header = Header::parse(input)?;
-        self.body_prefix(input, &header)
+        let (doc, used, _) = self.shared_body_prefix(input, &header, None, false, held)?;
+        document_size_check(&self.opts, used)?;
+        Ok((doc, used))
     }
 
     /// The documents of a stream of concatenated documents, in turn (Perl's
@@ -425,28 +438,29 @@ impl Decoder {
         }
     }
 
-    fn body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
-        let (doc, used) = self.any_body_prefix(input, header)?;
-        document_size_check(&self.opts, used)?;
-        Ok((doc, used))
-    }
-
     fn any_body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
-        let (doc, end, _) = self.shared_body_prefix(input, header, None, false)?;
+        let (doc, end, _) = self.shared_body_prefix(input, header, None, false, 0)?;
         Ok((doc, end))
     }
 
     /// As `any_body_prefix`; `shared`, when given, is the buffer `input`
     /// is the bytes of, whose long strings the document keeps as slices;
-    /// with the forms of the body if `capture`.
+    /// with the forms of the body if `capture`; `held`: the bytes of
+    /// `max_memory` the decode holds already.
     fn shared_body_prefix(
         &self,
         input: &[u8],
         header: &Header,
         shared: Option<&Bytes>,
         capture: bool,
+        held: usize,
     ) -> Result<(Document, usize, Option<Box<Forms>>)> {
-        let (body, shift, end) = frame(&self.opts, input, header)?;
+        let (body, shift, end) = frame(&self.opts, input, header, held)?;
+        // A decompressed body is held while the graph is built.
+        let held = match &body {
+            Cow::Owned(b) => held.saturating_add(b.len()),
+            Cow::Borrowed(_) => held,
+        };
         // A decompressed body becomes the shared buffer itself.
         let inflated = match (shared, body) {
             (Some(_), Cow::Owned(mut body)) => {
@@ -461,7 +475,7 @@ impl Decoder {
             Ok(body) => (body, Some(body)),
             Err(body) => (body, shared),
         };
-        let mut reader = Reader::new(buf, shift, self).sharing(source);
+        let mut reader = Reader::new(buf, shift, self).sharing(source).holding(held);
         if capture {
             reader = reader.capturing();
         }
@@ -566,19 +580,21 @@ fn document_too_big(len: usize, max: usize) -> Error {
 
 /// The body bytes of a document, their offset shift, and for a compressed
 /// body the input offset where its frame ends (a raw body ends where its
-/// value does).
+/// value does). `held`: the bytes of `max_memory` the decode holds already
+/// (a stream's buffered document).
 #[inline]
 pub(crate) fn frame<'a>(
     o: &DecoderOptions,
     input: &'a [u8],
     header: &Header,
+    held: usize,
 ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
     // Protocol 1 offsets count from the start of the document.
     let shift = if header.version == 1 { header.len } else { 1 };
     if header.compression == Compression::None {
         return Ok((Cow::Borrowed(&input[header.len..]), shift, None));
     }
-    inflate(o, input, header, shift)
+    inflate(o, input, header, shift, held)
 }
 
 fn inflate<'a>(
@@ -586,6 +602,7 @@ fn inflate<'a>(
     input: &'a [u8],
     header: &Header,
     shift: usize,
+    held: usize,
 ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
     let refused = match header.compression {
         Compression::Snappy => o.refuse_snappy,
@@ -605,12 +622,23 @@ fn inflate<'a>(
     } else {
         header.compression.doc_type()
     };
-    let max_size = if o.max_uncompressed_size == 0 {
-        usize::MAX
+    let limit = |max: usize| if max == 0 { usize::MAX } else { max };
+    let size = limit(o.max_uncompressed_size);
+    // The body is held beside what the decode builds: it counts against
+    // max_memory too (`held` of it is taken already).
+    let memory = limit(o.max_memory).saturating_sub(held);
+    let inflate = if memory < size {
+        Inflate {
+            max_size: memory,
+            option: "what is left of max_memory",
+        }
     } else {
-        o.max_uncompressed_size
+        Inflate {
+            max_size: size,
+            option: "max_uncompressed_size",
+        }
     };
-    let (body, used) = Inflate { max_size }
+    let (body, used) = inflate
         .body(doc_type, data)
         .map_err(|e| e.shifted(header.len, false))?;
     Ok((Cow::Owned(body), shift, Some(header.len + used)))

@@ -3,16 +3,28 @@
 /// Decoder options, with the names and meaning of Perl's `Sereal::Decoder`
 /// options. A limit of 0 means no limit.
 ///
-/// Whatever the limits, the decoder never allocates for a count or length
-/// the rest of the input cannot back (every array element, hash entry and
-/// string byte must be present), never recurses past
-/// `max_recursion_depth`, and never inflates past `max_uncompressed_size`;
-/// so the count and length limits default to none, and are there to bound
-/// what a legitimate-looking document may hold.
+/// The defaults are for input the caller does not control. Whatever the
+/// document, one decode (a [`Decoder`](crate::Decoder), the serde
+/// deserializer, a stream, the `sereal` command) never allocates for a
+/// count or length the rest of the input cannot back, never nests past
+/// `max_recursion_depth` (past `max_serde_depth` in serde), never inflates
+/// a body past `max_uncompressed_size`, and holds at most `max_memory`
+/// (256 MiB) beyond its input: a stream's buffered document, a
+/// decompressed body and the decoded values, counted as
+/// [`memory`](crate::decoder::memory) describes, so that a document of a
+/// few KB cannot grow into GBs. An ordinary document of up to about 10 MB
+/// decodes under them whatever its shape (the benchmark's 16 MB `records`
+/// document counts 110 MB); a larger one needs only `max_memory` raised.
+///
+/// Two presets: [`DecoderOptions::trusted`], Perl's own unlimited
+/// behaviour, for data you wrote yourself, and
+/// [`DecoderOptions::untrusted`], stricter than the defaults.
 ///
 /// ```
 /// use sereal::{Decoder, DecoderOptions};
 /// let dec = Decoder::new(DecoderOptions::new().refuse_objects(true).max_num_array_entries(1000));
+/// let big = Decoder::new(DecoderOptions::new().max_memory(4 << 30));
+/// # let _ = (dec, big);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -37,7 +49,27 @@ pub struct DecoderOptions {
     /// array or hash that is no reference's referent, and an object written
     /// directly inside another object's tag; `WEAKEN`, `OBJECT` and tracking
     /// take none.
+    ///
+    /// The serde deserializer nests no deeper than `max_serde_depth` either.
     pub max_recursion_depth: usize,
+    /// Maximum nesting depth of the serde deserializer (default 128, as
+    /// `serde_json`'s): any type deserialized, however it drops (by
+    /// recursion, as `serde_json::Value` and most recursive types do), is
+    /// built and dropped on a small thread stack in any build profile. The
+    /// smaller of it and `max_recursion_depth` applies (0 is no limit);
+    /// the setter [`max_recursion_depth`](Self::max_recursion_depth) sets
+    /// both. The value decoder ignores it: its graphs drop without
+    /// recursion.
+    pub max_serde_depth: usize,
+    /// Maximum memory one decode holds beyond its input, in bytes (default
+    /// 256 MiB): a stream's buffered document, a decompressed body, and the
+    /// decoded values as [`memory`](crate::decoder::memory) counts them
+    /// (for the serde deserializer, what the value decoder would hold for
+    /// the same document). A document that needs more is refused, with a
+    /// [`LimitExceeded`](crate::ErrorKind::LimitExceeded) error naming
+    /// `max_memory`, as soon as a count, a length or a body size says so:
+    /// before the memory is taken.
+    pub max_memory: usize,
     /// Maximum entries in one hash (default: none).
     pub max_num_hash_entries: usize,
     /// Maximum elements in one array (default: none).
@@ -58,9 +90,12 @@ pub struct DecoderOptions {
     /// body) instead of failing the decode.
     pub thaw_deny_raw: bool,
     /// Maximum size of one document as read, header and (compressed) body
-    /// (default: none). The stream decoders refuse a document as soon as
-    /// it is known to be longer, before they buffer it; the slice decoders
-    /// refuse an input or a document of a stream that is longer.
+    /// (default: none of its own). The stream decoders refuse a document as
+    /// soon as it is known to be longer, before they buffer it, at the
+    /// offset of the length or count that says so; the slice decoders
+    /// refuse an input or a document of a stream that is longer. A stream
+    /// holds the document it buffers, so `max_memory` bounds it too: under
+    /// the defaults, a stream refuses a document longer than 256 MiB.
     pub max_document_size: usize,
     /// Maximum size of a decompressed body (default 256 MiB). A zlib or
     /// Snappy header claiming more, a zstd frame declaring more, or a zstd
@@ -153,6 +188,8 @@ pub(crate) const DEFAULTS: DecoderOptions = DecoderOptions {
     no_bless_objects: false,
     validate_utf8: false,
     max_recursion_depth: 10_000,
+    max_serde_depth: 128,
+    max_memory: 256 << 20,
     max_num_hash_entries: 0,
     max_num_array_entries: 0,
     max_string_length: 0,
@@ -180,9 +217,102 @@ macro_rules! setters {
 }
 
 impl DecoderOptions {
-    /// The defaults.
+    /// The defaults: for input the caller does not control (see
+    /// [`DecoderOptions`]).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// For data you wrote yourself: Perl's `Sereal::Decoder` defaults,
+    /// which bound nothing but depth. Each value, where it differs from
+    /// the defaults:
+    ///
+    /// | option | value |
+    /// |---|---|
+    /// | `max_memory` | 0 (none) |
+    /// | `max_uncompressed_size` | 0 (none) |
+    /// | `max_serde_depth` | 10,000 (Perl's depth, as `max_recursion_depth`) |
+    ///
+    /// Every document Perl reads decodes under it, whatever its size. A
+    /// serde target that drops by recursion may then need a larger stack
+    /// than a small thread's for documents nested thousands deep.
+    ///
+    /// ```
+    /// use sereal::DecoderOptions;
+    /// let o = DecoderOptions::trusted();
+    /// assert_eq!((o.max_memory, o.max_uncompressed_size, o.max_recursion_depth), (0, 0, 10_000));
+    /// ```
+    pub fn trusted() -> Self {
+        DecoderOptions {
+            max_memory: 0,
+            max_uncompressed_size: 0,
+            max_serde_depth: 10_000,
+            ..Self::default()
+        }
+    }
+
+    /// For input from anyone: stricter than the defaults, in the spirit of
+    /// Perl's 7.x `paranoid` preset. Each value, where it differs from the
+    /// defaults:
+    ///
+    /// | option | value | effect |
+    /// |---|---|---|
+    /// | `no_thaw_objects` | true | no THAW handler runs: a frozen object decodes to its FREEZE values |
+    /// | `no_bless_objects` | true | no object is blessed: objects decode as their plain referents |
+    /// | `validate_utf8` | true | a `STR_UTF8` string must be UTF-8 as Perl defines it |
+    /// | `max_recursion_depth` | 128 | (and `max_serde_depth`) |
+    /// | `max_memory` | 64 MiB | |
+    /// | `max_uncompressed_size` | 32 MiB | |
+    /// | `max_document_size` | 32 MiB | |
+    /// | `max_string_length` | 16 MiB | |
+    /// | `max_num_array_entries` | 1,048,576 | |
+    /// | `max_num_hash_entries` | 1,048,576 | |
+    ///
+    /// ```
+    /// use sereal::{Decoder, DecoderOptions, Ref, Value};
+    /// let dec = Decoder::new(DecoderOptions::untrusted());
+    /// let obj = Value::Ref(Ref::hash([("id", 1)].into_iter().collect()).blessed("App::User"));
+    /// let v = dec.decode(&sereal::encode(&obj).unwrap()).unwrap();
+    /// assert!(v.node().unwrap().class().is_none());
+    /// ```
+    pub fn untrusted() -> Self {
+        DecoderOptions {
+            no_thaw_objects: true,
+            no_bless_objects: true,
+            validate_utf8: true,
+            max_recursion_depth: 128,
+            max_serde_depth: 128,
+            max_memory: 64 << 20,
+            max_uncompressed_size: 32 << 20,
+            max_document_size: 32 << 20,
+            max_string_length: 16 << 20,
+            max_num_array_entries: 1 << 20,
+            max_num_hash_entries: 1 << 20,
+            ..Self::default()
+        }
+    }
+
+    /// Sets `max_recursion_depth`, and `max_serde_depth` to the same.
+    ///
+    /// ```
+    /// use sereal::DecoderOptions;
+    /// let o = DecoderOptions::new().max_recursion_depth(500);
+    /// assert_eq!((o.max_recursion_depth, o.max_serde_depth), (500, 500));
+    /// ```
+    pub fn max_recursion_depth(mut self, depth: usize) -> Self {
+        self.max_recursion_depth = depth;
+        self.max_serde_depth = depth;
+        self
+    }
+
+    /// The nesting limit of the serde deserializer: the smaller of
+    /// `max_recursion_depth` and `max_serde_depth`, 0 only if both are.
+    #[cfg(feature = "serde")]
+    pub(crate) fn serde_depth(&self) -> usize {
+        match (self.max_recursion_depth, self.max_serde_depth) {
+            (0, d) | (d, 0) => d,
+            (a, b) => a.min(b),
+        }
     }
 
     /// Sets `thaw_allow_classes`.
@@ -214,7 +344,8 @@ impl DecoderOptions {
         refuse_objects: bool,
         no_bless_objects: bool,
         validate_utf8: bool,
-        max_recursion_depth: usize,
+        max_serde_depth: usize,
+        max_memory: usize,
         max_num_hash_entries: usize,
         max_num_array_entries: usize,
         max_string_length: usize,

@@ -42,6 +42,9 @@ pub struct Cursor<B> {
     in_body: bool,
     depth: usize,
     max_depth: usize,
+    // bytes the walk may still count, and its limit (`usize::MAX`: none)
+    memory: usize,
+    max_memory: usize,
 }
 
 impl<B: AsRef<[u8]>> Cursor<B> {
@@ -57,7 +60,54 @@ impl<B: AsRef<[u8]>> Cursor<B> {
             in_body: false,
             depth: 0,
             max_depth: usize::MAX,
+            memory: usize::MAX,
+            max_memory: usize::MAX,
         }
+    }
+
+    /// Limits the memory [`charge`](Cursor::charge) allows to `max` bytes
+    /// (0: no limit, as `max_memory` has it), of which `held` are already
+    /// taken (a decompressed body, a buffered document). Past the limit
+    /// already, every charge fails.
+    #[inline]
+    pub fn max_memory(self, max: usize, held: usize) -> Self {
+        let max = if max == 0 { usize::MAX } else { max };
+        Cursor {
+            memory: max.saturating_sub(held),
+            max_memory: max,
+            ..self
+        }
+    }
+
+    /// Counts `bytes` more of memory against the limit
+    /// [`max_memory`](Cursor::max_memory) set, for `what` at buffer
+    /// position `at`: over it is a `LimitExceeded` error at `at`, naming
+    /// `what` and the `max_memory` option. Nothing is counted then.
+    ///
+    /// ```
+    /// use sereal::protocol::Cursor;
+    /// let mut c = Cursor::new(&[0u8][..], 1).max_memory(100, 40);
+    /// c.charge(60, "an array", 0).unwrap();
+    /// let e = c.charge(1, "a string", 0).unwrap_err();
+    /// assert!(e.to_string().contains("max_memory (100 bytes)"));
+    /// ```
+    #[inline]
+    pub fn charge(&mut self, bytes: usize, what: &str, at: usize) -> Result<()> {
+        match self.memory.checked_sub(bytes) {
+            Some(left) => {
+                self.memory = left;
+                Ok(())
+            }
+            None => Err(self.over_memory(bytes, what, at)),
+        }
+    }
+
+    #[cold]
+    fn over_memory(&self, bytes: usize, what: &str, at: usize) -> Error {
+        self.error_at(
+            memory_exceeded(what, bytes, self.memory, self.max_memory),
+            at,
+        )
     }
 
     /// Places errors at `base` plus their buffer position, counted in the
@@ -288,6 +338,15 @@ impl<'a> Cursor<&'a [u8]> {
         self.pos = end;
         Ok(s)
     }
+}
+
+/// The error of a decode with `left` bytes left of `max`, the limit of
+/// `max_memory`, that needs `bytes` more for `what`.
+#[cold]
+pub(crate) fn memory_exceeded(what: &str, bytes: usize, left: usize, max: usize) -> ErrorKind {
+    ErrorKind::LimitExceeded(format!(
+        "{what} needs {bytes} bytes, more than the {left} left of max_memory ({max} bytes): raise DecoderOptions::max_memory for larger documents"
+    ))
 }
 
 /// The error for a count of `n` `what`s over `limit` (0: no limit), if it

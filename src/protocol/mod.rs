@@ -7,8 +7,8 @@
 
 mod cursor;
 
-pub(crate) use cursor::over_limit;
 pub use cursor::Cursor;
+pub(crate) use cursor::{memory_exceeded, over_limit};
 
 /// Newest protocol version this crate writes and reads; the encoder default.
 pub const PROTOCOL_VERSION: u8 = 5;

@@ -16,7 +16,11 @@
 //! The scanner enforces `max_recursion_depth` (counted as the decoder counts
 //! it), `max_num_array_entries`, `max_num_hash_entries`, `max_string_length`,
 //! `refuse_objects` and the `refuse_*` compression options as soon as the
-//! bytes that break them arrive, with the decoder's errors. It never
+//! bytes that break them arrive, with the decoder's errors; and
+//! `max_document_size` and `max_memory` as soon as a length or count says
+//! the document needs more (the document's bytes, which a stream buffers,
+//! count against `max_memory` with what the decoder will build of them),
+//! with the offset of that length or count. It never
 //! recurses and never allocates for a count it reads: a count of 2^60 items
 //! is a number to count down while bytes arrive. What it buffers is what it
 //! was given.
@@ -50,15 +54,17 @@
 //! ```
 
 use crate::compress::Compression;
-use crate::decoder::{document_size_check, Decoder, DecoderOptions, Header};
+use crate::decoder::{memory, Decoder, DecoderOptions, Header};
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{self, tag, MAGIC_V1, MAGIC_V3, MAGIC_V3_UTF8, TRACK_FLAG};
+use crate::protocol::{
+    self, memory_exceeded, over_limit, tag, MAGIC_V1, MAGIC_V3, MAGIC_V3_UTF8, TRACK_FLAG,
+};
 use crate::value::Document;
 use std::io::Read;
 
 mod scan;
 pub(crate) use scan::key_positions;
-use scan::{saturate, Scan, Scanner};
+use scan::{Scan, Scanner};
 
 /// How much [`ReadDocuments`] asks its reader for at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -179,17 +185,9 @@ impl Incremental {
         }
         let doc = &self.buf[self.start..];
         let left = doc.len();
+        // A document known to be longer than the limits allow is refused
+        // (by the scan) before more of it is buffered.
         let scan = self.scan.run(doc, self.dec.options());
-        // A document known to be longer than the limit is refused before
-        // more of it is buffered.
-        let least = match &scan {
-            Scan::End(len) => *len as u128,
-            _ => self.scan.pos as u128 + self.scan.needed() as u128,
-        };
-        if let Err(e) = document_size_check(self.dec.options(), saturate(least)) {
-            self.failed = true;
-            return Some(Err(e.shifted(self.offset(), false)));
-        }
         match scan {
             Scan::End(len) => Some(self.decode(len, None)),
             Scan::Invalid { len, fallback } => Some(self.decode(len, fallback)),
@@ -203,7 +201,8 @@ impl Incremental {
     fn decode(&mut self, len: usize, fallback: Option<Error>) -> Result<Document> {
         let at = self.offset();
         let doc = &self.buf[self.start..self.start + len];
-        match self.dec.decode_prefix(doc) {
+        // The buffered document is held while it is decoded.
+        match self.dec.decode_prefix_held(doc, len) {
             Ok((v, used)) => {
                 self.start += used;
                 self.scan.reset();

@@ -158,6 +158,9 @@ pub(super) struct Scanner {
     owed: u128,
     /// Where to note the positions of hash keys written as strings.
     keys: Option<Vec<usize>>,
+    /// The memory the decoder will count for what was scanned (a part of
+    /// it: containers and long strings), beside the document's own bytes.
+    charged: u128,
 }
 
 /// The positions in `body` (the start of a document body, uncompressed,
@@ -176,10 +179,7 @@ pub(crate) fn key_positions(body: &[u8]) -> Vec<usize> {
         keys: Some(Vec::new()),
         ..Scanner::default()
     };
-    let unlimited = DecoderOptions {
-        max_recursion_depth: 0,
-        ..DecoderOptions::default()
-    };
+    let unlimited = DecoderOptions::trusted().max_recursion_depth(0);
     scanner.run(&doc, &unlimited);
     let mut keys = scanner.keys.unwrap_or_default();
     for k in &mut keys {
@@ -219,6 +219,7 @@ impl Default for Scanner {
             levels: 0,
             owed: 0,
             keys: None,
+            charged: 0,
         }
     }
 }
@@ -242,6 +243,7 @@ impl Scanner {
         self.depth = 0;
         self.levels = 0;
         self.owed = 0;
+        self.charged = 0;
     }
 
     /// At least how many bytes past the `pos` scanned the document needs.
@@ -322,10 +324,39 @@ impl Scanner {
                     Err(Scan::More)
                 }
             };
-            if let Err(scan) = outcome {
-                return scan;
+            match outcome {
+                // More input will be buffered: not past the limits.
+                Err(Scan::More) => return self.check_size(self.pos, o).err().unwrap_or(Scan::More),
+                Err(scan) => return scan,
+                Ok(()) => {}
             }
         }
+    }
+
+    /// Checks what the document is known to need, at least (its bytes, and
+    /// the memory the decoder will count for what was scanned), against
+    /// `max_document_size` and `max_memory`, now that what was read at
+    /// `at` (a length, a count) said it.
+    fn check_size(&self, at: usize, o: &DecoderOptions) -> Result<(), Scan> {
+        let least = self.pos as u128 + self.needed() as u128;
+        let max = o.max_document_size;
+        if max != 0 && least > max as u128 {
+            let m = format!("document of at least {least} bytes (limit {max})");
+            return Err(self.invalid(ErrorKind::LimitExceeded(m), at));
+        }
+        let held = least + self.charged;
+        if o.max_memory != 0 && held > o.max_memory as u128 {
+            let what = format!("a document of at least {least} bytes, and what it decodes to,");
+            let kind = memory_exceeded(&what, saturate(held), o.max_memory, o.max_memory);
+            return Err(self.invalid(kind, at));
+        }
+        Ok(())
+    }
+
+    /// Counts `bytes` the decoder will hold for an item read at `at`.
+    fn charge(&mut self, bytes: u128, at: usize, o: &DecoderOptions) -> Result<(), Scan> {
+        self.charged += bytes;
+        self.check_size(at, o)
     }
 
     fn magic(&mut self, doc: &[u8]) -> Result<(), Scan> {
@@ -481,7 +512,10 @@ impl Scanner {
                 )),
                 at,
             )),
-            Then::Str => self.skip(n, o),
+            Then::Str => {
+                self.skip(n, o)?;
+                self.charge(memory::string(saturate(n.into())) as u128, at, o)
+            }
             Then::Array | Then::Hash => {
                 let (what, limit) = match then {
                     Then::Array => ("array", o.max_num_array_entries),
@@ -493,6 +527,11 @@ impl Scanner {
                         at,
                     ));
                 }
+                let each = match then {
+                    Then::Array => memory::ELEMENT,
+                    _ => memory::ENTRY,
+                };
+                self.charge(u128::from(n) * each as u128 + memory::NODE as u128, at, o)?;
                 match (n, then) {
                     (0, _) => self.complete(o),
                     (_, Then::Array) => {
@@ -515,9 +554,13 @@ impl Scanner {
                         _ => Skipped::Frame,
                     },
                 };
-                Ok(())
+                self.check_size(at, o)
             }
-            Then::ZlibLen => self.varint(Then::FrameLen),
+            Then::ZlibLen => {
+                // The body the decoder will inflate.
+                self.charge(u128::from(n), at, o)?;
+                self.varint(Then::FrameLen)
+            }
         }
     }
 }

@@ -138,6 +138,9 @@ impl<'o> Reader<'_, 'o> {
                 Body::Array(items) => items.to_vec(),
                 _ => unreachable!("node_from_tag(ARRAY) makes an array"),
             };
+            let copy = values.len().saturating_mul(memory::ELEMENT);
+            self.cur
+                .charge(copy.saturating_add(memory::NODE), "a frozen object", at)?;
             let object = Ref::array(values);
             if tracked {
                 self.track(at2, &object, false);

@@ -2,7 +2,7 @@
 //! depth and the cycles a document must free.
 
 use super::scratch::Scratch;
-use super::{thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
+use super::{memory, thaw, Decoder, DecoderOptions, Thaw, ThawOrder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
@@ -146,7 +146,9 @@ enum StrKind {
 impl<'a, 'o> Reader<'a, 'o> {
     pub(super) fn new(buf: &'a [u8], shift: usize, dec: &'o Decoder) -> Self {
         Reader {
-            cur: Cursor::new(buf, shift).max_depth(dec.opts.max_recursion_depth),
+            cur: Cursor::new(buf, shift)
+                .max_depth(dec.opts.max_recursion_depth)
+                .max_memory(dec.opts.max_memory, 0),
             source: None,
             owner: OnceCell::new(),
             opts: &dec.opts,
@@ -214,15 +216,33 @@ impl<'a, 'o> Reader<'a, 'o> {
         }
     }
 
+    /// Counts `held` bytes of `max_memory` as taken already (a decompressed
+    /// body, a stream's buffered document).
+    pub(super) fn holding(self, held: usize) -> Self {
+        Reader {
+            cur: self.cur.max_memory(self.opts.max_memory, held),
+            ..self
+        }
+    }
+
+    /// Counts `n` items of `cost` bytes each for the container whose count
+    /// was read at `at`.
+    #[inline]
+    fn charge_items(&mut self, n: usize, cost: usize, what: &str, at: usize) -> Result<()> {
+        self.cur.charge(n.saturating_mul(cost), what, at)
+    }
+
     /// Reads long strings as slices of `source`, the buffer `buf` lies in.
     pub(super) fn sharing(self, source: Option<&'a Bytes>) -> Self {
         Reader { source, ..self }
     }
 
-    /// A new node of the document with `body`.
+    /// A new node of the document with `body`, counted against
+    /// `max_memory`.
     #[inline(always)]
-    fn node(&mut self, body: Body) -> Ref {
-        Ref::new_in(&mut self.nodes, body)
+    fn node(&mut self, body: Body) -> Result<Ref> {
+        self.cur.charge(memory::NODE, "a node", self.cur.pos())?;
+        Ok(Ref::new_in(&mut self.nodes, body))
     }
 
     /// The shared cell of integer `n`, for `alias_smallint` and
@@ -466,17 +486,20 @@ impl<'a, 'o> Reader<'a, 'o> {
     fn make_node(&mut self, t: u8, at: usize, tracked: bool, prefixes: &[usize]) -> Result<Ref> {
         Ok(match t {
             tag::ARRAY | tag::HASH => {
-                let node = self.node(Body::Array(Array::new()));
+                let node = self.node(Body::Array(Array::new()))?;
                 self.track_item(at, tracked, prefixes, &node, true);
+                let counted = self.cur.pos();
                 let body = if t == tag::ARRAY {
                     let n = self
                         .cur
                         .count(self.opts.max_num_array_entries, "array", 1)?;
+                    self.charge_items(n, memory::ELEMENT, "an array", counted)?;
                     let mut a = Array::with_capacity(n);
                     self.grow(|r| r.array_items(&mut a, n))?;
                     Body::Array(a)
                 } else {
                     let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
+                    self.cur.charge(memory::entries(n), "a hash", counted)?;
                     // A large hash is indexed after its entries are read.
                     let mut h = if n > BATCH_INDEX {
                         Hash::unindexed(n)
@@ -500,7 +523,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                 node
             }
             tag::COPY => {
-                let node = self.node(Body::Scalar(Value::Undef));
+                let node = self.node(Body::Scalar(Value::Undef))?;
                 self.track_item(at, tracked, prefixes, &node, false);
                 let mut v = Value::Undef;
                 if let Some(p) = self.copy_into(at, &mut v)? {
@@ -511,12 +534,12 @@ impl<'a, 'o> Reader<'a, 'o> {
             }
             tag::REGEXP => {
                 let body = self.regexp()?;
-                let node = self.node(body);
+                let node = self.node(body)?;
                 self.track_item(at, tracked, prefixes, &node, false);
                 node
             }
             _ => {
-                let node = self.node(Body::Scalar(Value::Undef));
+                let node = self.node(Body::Scalar(Value::Undef))?;
                 // A cell holding a reference can be part of a cycle.
                 let nests = !matches!(
                     t,

@@ -1,7 +1,7 @@
 //! Strings, hash keys and class names: their tags, `COPY`s of them, and
 //! the keys read so far that later `COPY`s and `OBJECTV`s name.
 
-use super::{Reader, StrKind};
+use super::{memory, Reader, StrKind};
 use crate::error::{ErrorKind, Result};
 use crate::protocol::{tag, TRACK_FLAG};
 use crate::value::{Body, Key, Regexp, Str, Value};
@@ -36,6 +36,9 @@ impl<'a> Reader<'a, '_> {
         };
         let at = self.cur.pos();
         let bytes = self.cur.slice(len)?;
+        if len > memory::INLINE {
+            self.cur.charge(len, "a string", at)?;
+        }
         if kind == StrKind::Utf8 && self.opts.validate_utf8 && std::str::from_utf8(bytes).is_err() {
             return Err(self.cur.error_at(ErrorKind::InvalidUtf8, at));
         }
@@ -113,7 +116,10 @@ impl<'a> Reader<'a, '_> {
             return Ok((make(b, kind == StrKind::Utf8), at, false));
         }
         match self.string(t, false)? {
-            Some((b, kind)) => Ok((make(b, kind == StrKind::Utf8), at, true)),
+            Some((b, kind)) => {
+                self.cur.charge(memory::KEY, "a hash key", at)?;
+                Ok((make(b, kind == StrKind::Utf8), at, true))
+            }
             None => Err(self
                 .cur
                 .error_at(ErrorKind::UnexpectedTag(t, "as a hash key"), at)),

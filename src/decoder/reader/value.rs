@@ -1,6 +1,6 @@
 //! Values: what one untracked tag reads as, written into its slot.
 
-use super::Reader;
+use super::{memory, Reader};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::over_limit;
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -61,6 +61,12 @@ impl Reader<'_, '_> {
                 if let Some(kind) = over_limit(n as u64, limit, what) {
                     return Err(self.cur.error_at(kind, at));
                 }
+                let cost = if t <= tag::ARRAYREF_15 {
+                    memory::ELEMENT
+                } else {
+                    memory::ENTRY
+                };
+                self.charge_items(n, cost, what, at)?;
                 // Each kind of node is made from a constant body (an array's
                 // sized in place), written straight into the node's memory:
                 // a body chosen at run time is built on the stack and copied
@@ -68,7 +74,7 @@ impl Reader<'_, '_> {
                 // store-forwarding stall per container).
                 let mut node;
                 if t <= tag::ARRAYREF_15 {
-                    node = self.node(Body::Array(Array::new()));
+                    node = self.node(Body::Array(Array::new()))?;
                     node.fill(|b| match b {
                         Body::Array(a) => {
                             // An array of one keeps it in the node.
@@ -80,7 +86,7 @@ impl Reader<'_, '_> {
                         _ => unreachable!("the body made here"),
                     })?;
                 } else {
-                    node = self.node(Body::Hash(Hash::with_capacity(n)));
+                    node = self.node(Body::Hash(Hash::with_capacity(n)))?;
                     node.fill(|b| match b {
                         Body::Hash(h) => self.grow(|r| r.hash_entries(h, n, at)),
                         _ => unreachable!("the body made here"),
@@ -184,7 +190,7 @@ impl Reader<'_, '_> {
             }
             tag::COPY => {
                 if let Some(p) = self.copy_into(at, out)? {
-                    let node = self.node(Body::Scalar(std::mem::take(out)));
+                    let node = self.node(Body::Scalar(std::mem::take(out)))?;
                     self.track(p, &node, false);
                     *out = Value::Alias(node);
                 }

@@ -168,7 +168,16 @@ impl Scanner {
             }
             tag::ARRAYREF_0..=tag::HASHREF_15 => {
                 self.enter(base + 1, o)?;
+                let (limit, what, each) = if t <= tag::ARRAYREF_15 {
+                    (o.max_num_array_entries, "array", memory::ELEMENT)
+                } else {
+                    (o.max_num_hash_entries, "hash", memory::ENTRY)
+                };
+                if let Some(kind) = over_limit(u64::from(t & 15), limit, what) {
+                    return Err(self.invalid(kind, at));
+                }
                 let n = u128::from(t & 15);
+                self.charge(n * each as u128 + memory::NODE as u128, at, o)?;
                 match (n, t <= tag::ARRAYREF_15) {
                     (0, _) => self.complete(o),
                     (_, true) => {
