@@ -2,7 +2,6 @@
 
 use crate::input::{Doc, Res, Stop};
 use sereal::conformance::{read_cases, Report};
-use sereal::Decoder;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +9,7 @@ use std::process::ExitCode;
 /// Decodes one document fully (user header data and body): prints `OK` or
 /// the error, on one line.
 pub fn validate(doc: &Doc, out: &mut dyn Write) -> Res<usize> {
-    let dec = Decoder::default();
+    let dec = crate::input::decoder();
     let decoded = dec
         .decode_header(doc.bytes)
         .and_then(|_| dec.decode_prefix(doc.bytes).map(|(_, used)| used));

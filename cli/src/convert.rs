@@ -4,7 +4,7 @@ use crate::input::{msg, read, Doc, Res, Stop};
 use crate::Compress;
 use sereal::json::{Document, LosslessNodes};
 use sereal::protocol;
-use sereal::{Body, Compression, Decoder, Encoder, EncoderOptions, Key, Ref, Str, Value};
+use sereal::{Body, Compression, Encoder, EncoderOptions, Key, Ref, Str, Value};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
@@ -23,7 +23,7 @@ pub struct ToJson {
 /// documents becomes a stream of JSON texts), as the graph is walked: the
 /// JSON text is never held whole.
 pub fn to_json(doc: &Doc, o: &ToJson, out: &mut dyn Write) -> Res<usize> {
-    let dec = Decoder::default();
+    let dec = crate::input::decoder();
     let fail = |e| doc.error(&e);
     if o.lossless {
         let (jd, used) = Document::decode_prefix(doc.bytes, &dec).map_err(fail)?;

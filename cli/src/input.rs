@@ -8,6 +8,21 @@ use sereal::{Error, ErrorKind, Position};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+/// The options every document is decoded with, set once from the
+/// command line.
+static DECODER_OPTIONS: std::sync::OnceLock<sereal::DecoderOptions> = std::sync::OnceLock::new();
+
+/// Sets the options every document is decoded with (before any is read).
+pub fn set_decoder_options(o: sereal::DecoderOptions) {
+    // Set once, before the command runs.
+    let _ = DECODER_OPTIONS.set(o);
+}
+
+/// A decoder with the command line's options.
+pub fn decoder() -> sereal::Decoder {
+    sereal::Decoder::new(DECODER_OPTIONS.get().cloned().unwrap_or_default())
+}
+
 /// A failed command or input: its message (printed as is), or a quiet stop
 /// when the reader of the output went away.
 pub enum Stop {

@@ -5,7 +5,7 @@
 use crate::input::{msg, Doc, Res, Stop};
 use crate::walk::{self, Detail, Item, Role, Stats};
 use sereal::protocol::{self, tag, TRACK_FLAG};
-use sereal::{Decoder, Header};
+use sereal::Header;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -42,7 +42,7 @@ struct Body<'a> {
 }
 
 fn body<'a>(doc: &Doc<'a>, h: &Header) -> Res<Body<'a>> {
-    let (bytes, shift, len) = Decoder::default()
+    let (bytes, shift, len) = crate::input::decoder()
         .body_frame(doc.bytes, h)
         .map_err(|e| doc.error(&e))?;
     Ok(Body {

@@ -55,6 +55,13 @@ struct Inputs {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most memory one document's decode may hold beyond the input,
+    /// in bytes (0: no limit). The default, 256 MiB, is the library's: it
+    /// refuses a small document that would decode into gigabytes (a
+    /// compressed body of millions of zeros); raise it for very large
+    /// documents.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_memory: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -334,6 +341,9 @@ fn from_json(args: &convert::FromJsonArgs, output: Option<&Path>) -> Res<bool> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(max) = cli.max_memory {
+        input::set_decoder_options(sereal::DecoderOptions::new().max_memory(max));
+    }
     // Deep documents make deep JSON, which serde_json writes and frees
     // recursively: run on a thread with room for it.
     let worker = std::thread::Builder::new()

@@ -6,14 +6,14 @@
 //! `# utf8` (a UTF-8 string of ASCII text), `# alias`.
 
 use crate::input::{Doc, Res, Stop};
-use sereal::{Body, Decoder, Key, Ref, Value};
+use sereal::{Body, Key, Ref, Value};
 use std::collections::HashMap;
 use std::io::{self, Write};
 
 /// Prints one document (or with `header` its user header data) as
 /// `$VARn = ...;`, n being the document's number in its input.
 pub fn show(doc: &Doc, header: bool, out: &mut dyn Write) -> Res<usize> {
-    let dec = Decoder::default();
+    let dec = crate::input::decoder();
     let fail = |e| doc.error(&e);
     let user = dec.decode_header(doc.bytes).map_err(fail)?;
     let (body, used) = dec.decode_prefix(doc.bytes).map_err(fail)?;

@@ -605,3 +605,20 @@ fn lossless_round_trip_keeps_the_forms_perl_chose() {
         ),
     }
 }
+
+#[test]
+fn max_memory_bounds_each_decode_and_raises_or_lifts_the_default() {
+    let dir = TempDir::new("max_memory");
+    let doc = sereal::encode(&sereal::Value::array(vec![sereal::Value::from(0); 1000])).unwrap();
+    let file = dir.file("zeros.srl", &doc);
+    for cmd in ["show", "to-json", "validate"] {
+        let (code, out, err) = run(&["--max-memory", "1000", cmd, &file], b"");
+        assert_eq!(code, 1, "{cmd}: {err}");
+        let said = format!("{}{err}", text(&out));
+        assert!(said.contains("max_memory"), "{cmd}: {said}");
+        let (code, _, err) = run(&[cmd, &file], b"");
+        assert_eq!(code, 0, "{cmd} under the default: {err}");
+        let (code, _, err) = run(&[cmd, "--max-memory", "0", &file], b"");
+        assert_eq!(code, 0, "{cmd} with no limit: {err}");
+    }
+}

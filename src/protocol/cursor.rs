@@ -345,7 +345,7 @@ impl<'a> Cursor<&'a [u8]> {
 #[cold]
 pub(crate) fn memory_exceeded(what: &str, bytes: usize, left: usize, max: usize) -> ErrorKind {
     ErrorKind::LimitExceeded(format!(
-        "{what} needs {bytes} bytes, more than the {left} left of max_memory ({max} bytes): raise DecoderOptions::max_memory for larger documents"
+        "{what} needs {bytes} bytes, more than the {left} left of max_memory ({max} bytes): raise max_memory for larger documents"
     ))
 }
 
