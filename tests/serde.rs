@@ -367,4 +367,24 @@ fn from_reader_with_stops_at_the_document_size_limit() {
     let short = DecoderOptions::new().max_document_size(doc.len() - 1);
     let e = from_reader_with::<_, Vec<String>>(&doc[..], short).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)), "{e}");
+    // Under the defaults, max_memory bounds the read: an endless reader
+    // is refused at it, not read to the end of memory.
+    let endless = std::io::Read::chain(&b"=\xf3rl\x05\x00"[..], std::io::repeat(0x3f));
+    let e = sereal::from_reader::<_, Value>(endless).unwrap_err();
+    assert!(e.to_string().contains("max_memory"), "{e}");
+    assert_eq!(e.offset(), Some(256 << 20), "{e}");
+    // The bytes read count against it: a document that fits alone but
+    // not with its values is refused.
+    let n = 10_000;
+    let doc = to_vec(&vec![0u8; n]).unwrap();
+    let tight = DecoderOptions::new().max_memory(doc.len() + n * 24);
+    let e = from_reader_with::<_, Vec<u8>>(&doc[..], tight).unwrap_err();
+    assert!(e.to_string().contains("max_memory"), "{e}");
+    let roomy = DecoderOptions::new().max_memory(doc.len() + n * 24 + 200);
+    assert_eq!(
+        from_reader_with::<_, Vec<u8>>(&doc[..], roomy)
+            .unwrap()
+            .len(),
+        n
+    );
 }

@@ -630,10 +630,11 @@ pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(reader: R) -> Resu
     from_reader_with(reader, DecoderOptions::default())
 }
 
-/// As [`from_reader`], with the decoder's limits. With `max_document_size`
-/// set, no more than one byte past it is read: a longer input is refused
-/// there, before it is held in memory (without it, the reader is read to
-/// its end, as [`from_reader`] reads it).
+/// As [`from_reader`], with the decoder's limits. The bytes read are held
+/// while they are decoded, so they count against `max_memory` too: no more
+/// than one byte past `max_document_size` or `max_memory` (the smaller, of
+/// those set) is read, and a longer input is refused there, before it is
+/// held in memory (with neither set, the reader is read to its end).
 ///
 /// ```
 /// use sereal::{DecoderOptions, ErrorKind};
@@ -645,20 +646,30 @@ pub fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(reader: R) -> Resu
 /// ```
 pub fn from_reader_with<R: std::io::Read, T: de::DeserializeOwned>(
     reader: R,
-    opts: DecoderOptions,
+    mut opts: DecoderOptions,
 ) -> Result<T> {
+    let limits = [
+        (opts.max_document_size, "max_document_size"),
+        (opts.max_memory, "max_memory"),
+    ];
+    let limit = limits.into_iter().filter(|&(max, _)| max != 0).min();
     let mut buf = Vec::new();
-    let max = opts.max_document_size;
-    let read = if max == 0 {
-        std::io::Read::read_to_end(&mut { reader }, &mut buf)
-    } else {
-        let mut limited = std::io::Read::take(reader, (max as u64).saturating_add(1));
-        std::io::Read::read_to_end(&mut limited, &mut buf)
+    let read = match limit {
+        None => std::io::Read::read_to_end(&mut { reader }, &mut buf),
+        Some((max, _)) => {
+            let mut limited = std::io::Read::take(reader, (max as u64).saturating_add(1));
+            std::io::Read::read_to_end(&mut limited, &mut buf)
+        }
     };
     read.map_err(|e| Error::io("read", e))?;
-    if max != 0 && buf.len() > max {
-        let m = format!("document of more than {max} bytes (limit {max})");
+    if let Some((max, name)) = limit.filter(|&(max, _)| buf.len() > max) {
+        let m = format!("document of more than {max} bytes ({name} {max})");
         return Err(Error::at(ErrorKind::LimitExceeded(m), max));
+    }
+    if opts.max_memory != 0 {
+        // What is left of it once the document is held (at least a byte:
+        // 0 would be no limit).
+        opts.max_memory = (opts.max_memory - buf.len()).max(1);
     }
     from_slice_with(&buf, opts)
 }
