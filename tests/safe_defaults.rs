@@ -48,15 +48,19 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// One measurement at a time: the counters are the process's.
+/// One test at a time: the counters are the process's, and a test
+/// running beside a measurement would count in it.
 static SERIAL: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 const MIB: usize = 1 << 20;
 
-/// Runs `f` alone and returns its result and the most it held at once
+/// Runs `f` and returns its result and the most it held at once
 /// beyond what was live when it started.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let base = LIVE.load(Relaxed);
     PEAK.store(base, Relaxed);
     let v = f();
@@ -114,6 +118,7 @@ fn assert_memory_limit(r: sereal::Result<impl std::fmt::Debug>, held: usize, cap
 
 #[test]
 fn a_compressed_array_of_two_hundred_million_zeros_is_refused_holding_little() {
+    let _alone = alone();
     for n in [50_000_000, 200_000_000] {
         let doc = zstd_zeros(n);
         assert!(doc.len() < 10_000, "{} bytes", doc.len());
@@ -168,6 +173,7 @@ impl std::io::Read for Endless {
 
 #[test]
 fn a_stream_claiming_a_terabyte_string_is_refused_at_the_claim() {
+    let _alone = alone();
     let mut head = b"=\xF3rl\x05\x00\x26".to_vec();
     let mut n = 1u64 << 40;
     while n >= 0x80 {
@@ -219,6 +225,7 @@ fn a_stream_claiming_a_terabyte_string_is_refused_at_the_claim() {
 /// of strings once copied.
 #[test]
 fn copies_of_a_long_string_count_each_time() {
+    let _alone = alone();
     let mut doc = b"=\xF3rl\x05\x00\x2b".to_vec();
     let n = 1_000_000u64;
     let mut v = n + 1;
@@ -253,6 +260,7 @@ fn copies_of_a_long_string_count_each_time() {
 /// counted bytes are the heap's, for documents of every kind of item.
 #[test]
 fn the_count_bounds_the_heap() {
+    let _alone = alone();
     let records: Vec<Value> = (0..20_000)
         .map(|i| {
             Value::hash([
@@ -299,6 +307,7 @@ fn the_count_bounds_the_heap() {
 
 #[test]
 fn ordinary_documents_decode_under_the_defaults() {
+    let _alone = alone();
     // The benchmark's `records` document at its default count, 200,000.
     let records: Vec<Value> = (0..200_000i64)
         .map(|i| {
@@ -342,6 +351,7 @@ fn ordinary_documents_decode_under_the_defaults() {
 
 #[test]
 fn the_presets_say_what_they_do() {
+    let _alone = alone();
     let doc = zstd_zeros(5_000_000); // 5 MB body, a 120 MB graph
     assert_eq!(
         Decoder::new(DecoderOptions::trusted())

@@ -10,7 +10,7 @@
 //! | a decompressed body | its length |
 //! | an array element (`ARRAY`, `ARRAYREF_n`, an `OBJECT_FREEZE`'s values) | [`ELEMENT`] bytes |
 //! | a hash entry (`HASH`, `HASHREF_n`) | [`ENTRY`] bytes, and [`LARGE_ENTRY`] more in a hash of more than 64 |
-//! | a hash key written out (not a `COPY` of an earlier key) | [`KEY`] bytes |
+//! | a hash key written out (not a `COPY` of an earlier key), a class name (not an `OBJECTV`) | [`KEY`] bytes |
 //! | a node: the referent of a reference, an aliased or tracked scalar, a regexp | [`NODE`] bytes |
 //! | a string, hash key or class name longer than 22 bytes, each time it is read (a `COPY` too) | its length |
 //!
@@ -76,3 +76,16 @@ pub(crate) fn entries(n: usize) -> usize {
     let each = if n > 64 { ENTRY + LARGE_ENTRY } else { ENTRY };
     n.saturating_mul(each)
 }
+
+/// The bytes counted for the node and items of an `ARRAYREF_n` (`i` is
+/// `n`) or `HASHREF_n` (`i` is 16 + `n`), by `i`.
+pub(crate) const SHORT_CONTAINER: [usize; 32] = {
+    let mut t = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        let each = if i < 16 { ELEMENT } else { ENTRY };
+        t[i] = NODE + (i % 16) * each;
+        i += 1;
+    }
+    t
+};

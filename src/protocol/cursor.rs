@@ -102,6 +102,25 @@ impl<B: AsRef<[u8]>> Cursor<B> {
         }
     }
 
+    /// As [`charge`](Cursor::charge), for the item of tag `t`, which the
+    /// error names.
+    #[inline]
+    pub(crate) fn charge_tag(&mut self, bytes: usize, t: u8, at: usize) -> Result<()> {
+        match self.memory.checked_sub(bytes) {
+            Some(left) => {
+                self.memory = left;
+                Ok(())
+            }
+            None => Err(self.over_memory_tag(bytes, t, at)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_memory_tag(&self, bytes: usize, t: u8, at: usize) -> Error {
+        self.over_memory(bytes, &super::tag_name(t), at)
+    }
+
     #[cold]
     fn over_memory(&self, bytes: usize, what: &str, at: usize) -> Error {
         self.error_at(

@@ -225,13 +225,6 @@ impl<'a, 'o> Reader<'a, 'o> {
         }
     }
 
-    /// Counts `n` items of `cost` bytes each for the container whose count
-    /// was read at `at`.
-    #[inline]
-    fn charge_items(&mut self, n: usize, cost: usize, what: &str, at: usize) -> Result<()> {
-        self.cur.charge(n.saturating_mul(cost), what, at)
-    }
-
     /// Reads long strings as slices of `source`, the buffer `buf` lies in.
     pub(super) fn sharing(self, source: Option<&'a Bytes>) -> Self {
         Reader { source, ..self }
@@ -242,7 +235,13 @@ impl<'a, 'o> Reader<'a, 'o> {
     #[inline(always)]
     fn node(&mut self, body: Body) -> Result<Ref> {
         self.cur.charge(memory::NODE, "a node", self.cur.pos())?;
-        Ok(Ref::new_in(&mut self.nodes, body))
+        Ok(self.counted_node(body))
+    }
+
+    /// A new node of the document with `body`, its memory counted already.
+    #[inline(always)]
+    fn counted_node(&mut self, body: Body) -> Ref {
+        Ref::new_in(&mut self.nodes, body)
     }
 
     /// The shared cell of integer `n`, for `alias_smallint` and
@@ -493,13 +492,14 @@ impl<'a, 'o> Reader<'a, 'o> {
                     let n = self
                         .cur
                         .count(self.opts.max_num_array_entries, "array", 1)?;
-                    self.charge_items(n, memory::ELEMENT, "an array", counted)?;
+                    let bytes = n.saturating_mul(memory::ELEMENT);
+                    self.cur.charge_tag(bytes, t, counted)?;
                     let mut a = Array::with_capacity(n);
                     self.grow(|r| r.array_items(&mut a, n))?;
                     Body::Array(a)
                 } else {
                     let n = self.cur.count(self.opts.max_num_hash_entries, "hash", 2)?;
-                    self.cur.charge(memory::entries(n), "a hash", counted)?;
+                    self.cur.charge_tag(memory::entries(n), t, counted)?;
                     // A large hash is indexed after its entries are read.
                     let mut h = if n > BATCH_INDEX {
                         Hash::unindexed(n)

@@ -37,7 +37,7 @@ impl<'a> Reader<'a, '_> {
         let at = self.cur.pos();
         let bytes = self.cur.slice(len)?;
         if len > memory::INLINE {
-            self.cur.charge(len, "a string", at)?;
+            self.cur.charge_tag(len, t, at)?;
         }
         if kind == StrKind::Utf8 && self.opts.validate_utf8 && std::str::from_utf8(bytes).is_err() {
             return Err(self.cur.error_at(ErrorKind::InvalidUtf8, at));
@@ -129,6 +129,7 @@ impl<'a> Reader<'a, '_> {
     pub(super) fn class_name(&mut self) -> Result<Key> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
+        self.cur.charge(memory::KEY, "a class name", at)?;
         let k = if t == tag::COPY {
             let off = self.cur.varint()?;
             let p = self.cur.target(off, at, "COPY")?;

@@ -61,12 +61,9 @@ impl Reader<'_, '_> {
                 if let Some(kind) = over_limit(n as u64, limit, what) {
                     return Err(self.cur.error_at(kind, at));
                 }
-                let cost = if t <= tag::ARRAYREF_15 {
-                    memory::ELEMENT
-                } else {
-                    memory::ENTRY
-                };
-                self.charge_items(n, cost, what, at)?;
+                // The node and its at most 15 items, counted at once.
+                let bytes = memory::SHORT_CONTAINER[usize::from(t - tag::ARRAYREF_0)];
+                self.cur.charge_tag(bytes, t, at)?;
                 // Each kind of node is made from a constant body (an array's
                 // sized in place), written straight into the node's memory:
                 // a body chosen at run time is built on the stack and copied
@@ -74,7 +71,7 @@ impl Reader<'_, '_> {
                 // store-forwarding stall per container).
                 let mut node;
                 if t <= tag::ARRAYREF_15 {
-                    node = self.node(Body::Array(Array::new()))?;
+                    node = self.counted_node(Body::Array(Array::new()));
                     node.fill(|b| match b {
                         Body::Array(a) => {
                             // An array of one keeps it in the node.
@@ -86,7 +83,7 @@ impl Reader<'_, '_> {
                         _ => unreachable!("the body made here"),
                     })?;
                 } else {
-                    node = self.node(Body::Hash(Hash::with_capacity(n)))?;
+                    node = self.counted_node(Body::Hash(Hash::with_capacity(n)));
                     node.fill(|b| match b {
                         Body::Hash(h) => self.grow(|r| r.hash_entries(h, n, at)),
                         _ => unreachable!("the body made here"),
