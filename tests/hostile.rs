@@ -686,8 +686,8 @@ fn copy_target_string_overlapping_the_copy_tag() {
     // class name: SHORT_BINARY_4 at offset 34 covers OBJECT COPY 34 REFN
     let object = build(0x64, b"\x2c\x2f\x22\x28\x25");
     rejects!(object, ErrorKind::BadOffset(34, _) | ErrorKind::Invalid(_));
-    // hash key: SHORT_BINARY_2 at offset 34 covers HASH 1
-    let hash = build(0x62, b"\x2a\x01\x2f\x22\x25");
+    // hash key: SHORT_BINARY_3 at offset 34 covers HASH 1 COPY
+    let hash = build(0x63, b"\x2a\x01\x2f\x22\x25");
     rejects!(hash, ErrorKind::BadOffset(34, _) | ErrorKind::Invalid(_));
 }
 

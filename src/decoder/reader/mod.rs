@@ -483,7 +483,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                     } else {
                         Hash::with_capacity(n)
                     };
-                    self.grow(|r| r.hash_entries(&mut h, n, at))?;
+                    self.grow(|r| r.hash_entries(&mut h, n))?;
                     Body::Hash(h)
                 };
                 node.set_body(body);
@@ -594,14 +594,14 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(())
     }
 
-    /// Reads the `n` entries of the hash whose tag is at `start` into `h`,
-    /// made by `Hash::unindexed(n)` when it is large.
-    fn hash_entries(&mut self, h: &mut Hash, n: usize, start: usize) -> Result<()> {
+    /// Reads the `n` entries of a hash into `h`, made by
+    /// `Hash::unindexed(n)` when it is large.
+    fn hash_entries(&mut self, h: &mut Hash, n: usize) -> Result<()> {
         if n > BATCH_INDEX {
-            return self.large_hash_entries(h, n, start);
+            return self.large_hash_entries(h, n);
         }
         for _ in 0..n {
-            let (k, at, literal) = self.read_key(start, Key::new)?;
+            let (k, at, literal) = self.read_key(Key::new)?;
             if literal {
                 self.keys.push((at, k.clone()));
             }

@@ -85,21 +85,21 @@ impl<'a> Reader<'a, '_> {
         Ok((self.cur.bytes()[p] & TRACK_FLAG != 0).then_some(p))
     }
 
-    /// A hash key, in the hash whose tag is at `hash_start`, with the
-    /// position of its tag and whether it was written out (not a `COPY`),
-    /// so that later `COPY`s can name it; a key not met before is made by
-    /// `make`.
+    /// A hash key, with the position of its tag and whether it was written
+    /// out (not a `COPY`), so that later `COPY`s can name it; a key not met
+    /// before is made by `make`.
     #[inline]
     pub(super) fn read_key(
         &mut self,
-        hash_start: usize,
         make: impl FnOnce(&[u8], bool) -> Key,
     ) -> Result<(Key, usize, bool)> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
         if t == tag::COPY {
-            // A key COPY names an earlier key, or a string that ends before
-            // the hash being read begins (never bytes of the hash itself).
+            // A key COPY names an earlier key, or any string that ends
+            // before it: one written before the hash, or a value of this
+            // hash (Perl's `dedupe_strings` writes a key equal to an
+            // earlier value as a COPY of it).
             let off = self.cur.varint()?;
             let p = self.cur.target(off, at, "COPY")?;
             if let Some(k) = self.keys.at(p) {
@@ -108,8 +108,7 @@ impl<'a> Reader<'a, '_> {
             if let Some(k) = self.large_key_at(p, at) {
                 return Ok((k, at, false));
             }
-            let (b, kind) =
-                self.string_at(p, hash_start, "as the target of a hash key COPY", false)?;
+            let (b, kind) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
             return Ok((make(b, kind == StrKind::Utf8), at, false));
         }
         match self.string(t, false)? {

@@ -82,7 +82,7 @@ impl Reader<'_, '_> {
                 } else {
                     node = self.node(Body::Hash(Hash::with_capacity(n)));
                     node.fill(|b| match b {
-                        Body::Hash(h) => self.grow(|r| r.hash_entries(h, n, at)),
+                        Body::Hash(h) => self.grow(|r| r.hash_entries(h, n)),
                         _ => unreachable!("the body made here"),
                     })?;
                 }
