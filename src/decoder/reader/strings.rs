@@ -3,7 +3,7 @@
 
 use super::{Reader, StrKind};
 use crate::error::{ErrorKind, Result};
-use crate::protocol::{tag, TRACK_FLAG};
+use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::value::{Body, Key, Regexp, Str, Value};
 use std::sync::Arc;
 
@@ -36,7 +36,7 @@ impl<'a> Reader<'a, '_> {
         };
         let at = self.cur.pos();
         let bytes = self.cur.slice(len)?;
-        if kind == StrKind::Utf8 && self.opts.validate_utf8 && std::str::from_utf8(bytes).is_err() {
+        if kind == StrKind::Utf8 && self.opts.validate_utf8 && !protocol::is_perl_utf8(bytes) {
             return Err(self.cur.error_at(ErrorKind::InvalidUtf8, at));
         }
         Ok(Some((bytes, kind)))
