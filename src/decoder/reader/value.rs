@@ -186,6 +186,7 @@ impl Reader<'_, '_> {
                 if let Some(p) = self.copy_into(at, out)? {
                     let node = self.node(Body::Scalar(std::mem::take(out)));
                     self.track(p, &node, false);
+                    self.slot_alias(&node);
                     *out = Value::Alias(node);
                 }
                 return Ok(());
