@@ -43,7 +43,9 @@ pub enum ErrorKind {
     LimitExceeded(String),
     /// Nesting deeper than `max_recursion_depth`.
     DepthExceeded(usize),
-    /// A string tagged as UTF-8 that is not valid UTF-8 (with `validate_utf8`).
+    /// A `STR_UTF8` string that is not UTF-8: refused with `validate_utf8`
+    /// (by Perl's rule, see `DecoderOptions::validate_utf8`) and, whatever
+    /// the options, by serde targets that take no bytes (`String`, `&str`).
     InvalidUtf8,
     /// Trailing bytes after the document body.
     TrailingData,

@@ -4,6 +4,7 @@
 use sereal::{
     decode, Body, Decoder, DecoderOptions, Encoder, EncoderOptions, ErrorKind, Ref, Value,
 };
+mod common;
 
 fn point(x: i64) -> Value {
     Value::Ref(Ref::hash([("x", x)].into_iter().collect()).blessed("Point"))
@@ -131,6 +132,74 @@ fn allow_list_matches_class_names_as_text() {
     );
     assert!(!frozen(Key::bytes(b"Cafe"), "Café"));
     assert!(!frozen(Key::utf8("Point2"), "Point"));
+}
+
+/// FREEZE and THAW handlers are found as the allow-lists match, by the
+/// class name's text: Perl's package `Caf\x{e9}` is one package whether
+/// its name is written as the Latin-1 bytes `Caf\xe9` (as Perl writes it)
+/// or as UTF-8, and a handler registered under either spelling runs for
+/// both. Bytes that only look like the UTF-8 spelling are another name.
+#[test]
+fn handlers_match_class_names_as_text() {
+    use sereal::Key;
+    let latin1 = || Key::bytes(b"Caf\xe9");
+    let utf8 = || Key::utf8("Caf\u{e9}");
+    let obj = |class: Key| Value::array([Value::Ref(Ref::hash(Default::default()).blessed(class))]);
+    let freeze = |handler: Key, class: Key| -> Vec<u8> {
+        let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true)).unwrap();
+        enc.on_freeze(handler, |_| Ok(vec![Value::from(7)]));
+        enc.encode(&obj(class)).unwrap()
+    };
+    // Perl's bytes for [bless {}, "Caf\x{e9}"] whose FREEZE returns 7:
+    // ARRAYREF_1 OBJECT_FREEZE "Caf\xe9" REFN ARRAY 1 7.
+    let perls = common::unhex("3df3726c0500413264436166e9282b0107");
+    assert_eq!(freeze(utf8(), latin1()), perls);
+    assert_eq!(freeze(latin1(), latin1()), perls);
+    let utf8_doc = freeze(latin1(), utf8());
+    assert_eq!(
+        &utf8_doc[6..8],
+        b"\x41\x32",
+        "OBJECT_FREEZE of the UTF-8 name"
+    );
+    assert_eq!(
+        freeze(Key::bytes(b"Caf\xc3\xa9"), utf8())[7],
+        0x2c,
+        "OBJECT"
+    );
+    let thawed = |handler: Key, doc: &[u8]| -> bool {
+        let mut dec = Decoder::default();
+        dec.on_thaw(handler, |_, _| Ok(Value::from("thawed")));
+        let v = dec.decode(doc).unwrap();
+        v.at(0).and_then(|x| x.as_str().map(str::to_owned)) == Some("thawed".into())
+    };
+    for doc in [&perls, &utf8_doc] {
+        assert!(thawed(utf8(), doc), "{doc:02x?}");
+        assert!(thawed(latin1(), doc), "{doc:02x?}");
+        assert!(thawed(Key::from("Caf\u{e9}"), doc), "{doc:02x?}");
+        assert!(!thawed(Key::bytes(b"Caf\xc3\xa9"), doc), "{doc:02x?}");
+        assert!(!thawed(Key::from("Cafe"), doc), "{doc:02x?}");
+    }
+    if !common::perl_sereal("FREEZE and THAW of a Latin-1 package with Perl") {
+        return;
+    }
+    // Perl writes the same bytes, and THAWs the UTF-8 spelling ours wrote.
+    let hex: String = utf8_doc.iter().map(|b| format!("{b:02x}")).collect();
+    let script = format!(
+        r#"use strict; use warnings; use Sereal::Encoder; use Sereal::Decoder;
+        no strict "refs";
+        my $pkg = "Caf\x{{e9}}";
+        *{{"${{pkg}}::FREEZE"}} = sub {{ 7 }};
+        *{{"${{pkg}}::THAW"}} = sub {{ my ($class, undef, @v) = @_; bless {{ thawed => $v[0] }}, $class }};
+        my $e = Sereal::Encoder->new({{ freeze_callbacks => 1 }});
+        print unpack("H*", $e->encode([bless {{}}, $pkg])), "\n";
+        my $r = Sereal::Decoder->new->decode(pack "H*", "{hex}");
+        print ref($r->[0]) eq $pkg ? "thawed $r->[0]{{thawed}}\n" : "not thawed\n";
+        "#
+    );
+    let out = String::from_utf8(common::perl_output(&script)).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(common::unhex(lines[0]), perls);
+    assert_eq!(lines[1], "thawed 7");
 }
 
 /// Perl 5.008's `thaw_allow_classes` and `thaw_deny_action`: THAW runs

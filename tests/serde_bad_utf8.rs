@@ -127,6 +127,19 @@ fn targets_that_take_anything_get_the_bytes() {
     assert_eq!(from_slice::<String>(&ok).unwrap(), "ë");
 }
 
+/// `ErrorKind::InvalidUtf8` is not only `validate_utf8`'s: with the
+/// default options (no validation) a text target still refuses the bytes,
+/// where the decoder takes them.
+#[test]
+fn invalid_utf8_without_validate_utf8() {
+    let d = b"=\xF3rl\x05\x00\x27\x02\xff\xfe";
+    assert!(!DecoderOptions::default().validate_utf8);
+    let e = from_slice::<String>(d).unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (&ErrorKind::InvalidUtf8, Some(8)));
+    assert_eq!(e.kind().to_string(), "invalid UTF-8 in a STR_UTF8 string");
+    assert!(decode(d).is_ok());
+}
+
 #[test]
 fn validate_utf8_refuses_them_for_every_target_where_decode_does() {
     let opts = DecoderOptions::new().validate_utf8(true);

@@ -203,3 +203,134 @@ fn cmp_order_is_by_code_point_across_flags() {
         .collect();
     assert_eq!(keys, [false, true]);
 }
+
+/// A hash key equal to an earlier value of its own hash: with
+/// `dedupe_strings`, Perl (and this crate) writes it as a `COPY` of that
+/// value, which every reader takes (`{ab => "abcd", abcd => 1}` in `cmp`
+/// order is `HASHREF_2 "ab" "abcd" COPY(5) 1`).
+#[test]
+fn key_copies_of_values_of_the_same_hash_decode() {
+    let doc = b"=\xF3rl\x05\x00\x52\x62ab\x64abcd\x2f\x05\x01";
+    let want = Value::hash([("ab", Value::from("abcd")), ("abcd", Value::from(1))]);
+    let written = encode_with(
+        &want,
+        &EncoderOptions::new()
+            .sort_keys_level(2)
+            .dedupe_strings(true),
+    )
+    .unwrap();
+    assert_eq!(written, doc);
+    for (how, got) in decode_everywhere(doc) {
+        assert_eq!(got.as_ref(), Ok(&want), "{how}");
+    }
+}
+
+/// What each reader makes of the document `doc`: the decoder, its
+/// stream readers (fed one byte at a time) and serde.
+fn decode_everywhere(doc: &[u8]) -> Vec<(&'static str, Result<Value, sereal::Error>)> {
+    use sereal::Decoder;
+    let dec = Decoder::default();
+    let mut inc = dec.incremental();
+    let mut fed = None;
+    for b in doc {
+        inc.feed(&[*b]);
+        if let Some(d) = inc.next_document() {
+            fed = Some(d.map(|d| d.into_value()));
+        }
+    }
+    vec![
+        ("decode", dec.decode(doc).map(|d| d.into_value())),
+        (
+            "documents_from_reader",
+            dec.documents_from_reader(doc)
+                .next()
+                .expect("a document")
+                .map(|d| d.into_value()),
+        ),
+        ("incremental", fed.expect("a document")),
+        ("from_slice", sereal::from_slice::<Value>(doc)),
+    ]
+}
+
+/// Random hashes whose values repeat keys, written with `dedupe_strings`
+/// in `cmp` order, by Perl and by this crate: every reader decodes both
+/// to the hash written, and Perl decodes ours to what it wrote.
+#[test]
+fn dedupe_strings_in_cmp_order_decode_both_ways() {
+    if !common::perl_sereal("dedupe_strings documents decoded both ways") {
+        return;
+    }
+    let mut rng = Rng(0x5eed_0002);
+    let cases: Vec<(Value, String)> = (0..300).map(|_| random_hash(&mut rng, 0)).collect();
+    let exprs: Vec<String> = cases.iter().map(|(_, p)| p.clone()).collect();
+    let mut wrong = Vec::new();
+    let mut key_copies = 0;
+    for level in [2u64, 3] {
+        let perl_opts = format!("{{sort_keys => {level}, dedupe_strings => 1}}");
+        let perl = perl_documents(&exprs, &perl_opts);
+        let opts = EncoderOptions::new()
+            .sort_keys_level(level)
+            .dedupe_strings(true);
+        let ours: Vec<Vec<u8>> = cases
+            .iter()
+            .map(|(v, _)| encode_with(v, &opts).unwrap())
+            .collect();
+        // Perl reads ours and writes it again.
+        let mut script = format!(
+            "use strict; use warnings; use Sereal::Encoder; use Sereal::Decoder; \
+             my $e = Sereal::Encoder->new({perl_opts}); my $d = Sereal::Decoder->new;\n"
+        );
+        for doc in &ours {
+            let hex: String = doc.iter().map(|b| format!("{b:02x}")).collect();
+            writeln!(
+                script,
+                "print unpack('H*', $e->encode($d->decode(pack('H*', '{hex}')))), \"\\n\";"
+            )
+            .unwrap();
+        }
+        let rewritten = common::perl_hex_lines(&script);
+        for (i, (v, _)) in cases.iter().enumerate() {
+            key_copies += usize::from(has_key_copy_of_a_value(v));
+            for (whose, doc) in [("ours", &ours[i]), ("Perl's", &perl[i])] {
+                for (how, got) in decode_everywhere(doc) {
+                    if got.as_ref() != Ok(v) {
+                        wrong.push(format!(
+                            "sort_keys {level} case {i}: {how} of {whose} {doc:02x?}: {got:?}"
+                        ));
+                    }
+                }
+            }
+            if rewritten[i] != perl[i] {
+                wrong.push(format!("sort_keys {level} case {i}: Perl rewrote ours"));
+            }
+        }
+    }
+    assert!(
+        key_copies > 20,
+        "{key_copies} cases with a key equal to a value"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} failures; first:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(5)].join("\n")
+    );
+}
+
+/// Whether a hash of `v` has a key equal to one of its string values, long
+/// enough to be deduplicated (4 bytes or more): one order of the two
+/// writes the key as a `COPY` of the value.
+fn has_key_copy_of_a_value(v: &Value) -> bool {
+    let Some(h) = v.as_strong_ref().and_then(|r| r.as_hash()) else {
+        return false;
+    };
+    let found = h.iter().any(|(_, x)| {
+        has_key_copy_of_a_value(x)
+            || h.keys().any(|k| {
+                k.as_bytes().len() > 3
+                    && x.as_bytes() == Some(k.as_bytes())
+                    && matches!(x, Value::Utf8(_)) == k.is_utf8()
+            })
+    });
+    found
+}

@@ -7,7 +7,7 @@
 //! as the other commands use it) refuses more: nesting past its
 //! `max_recursion_depth` (counted as it counts), a `REFP` or `ALIAS` to an
 //! offset no tracked item has, a `COPY` whose string does not end before
-//! it (a hash key's before its hash), an `OBJECTV` naming no class name, a
+//! it, an `OBJECTV` naming no class name, a
 //! hash key written twice, `WEAKEN` of a non-reference, an object that is
 //! not a reference, a malformed `OBJECT_FREEZE`. The checker follows the
 //! decoder's reading step by step, keeping of each node only what these
@@ -79,7 +79,7 @@ pub struct Open<'a> {
     got: Option<Got>,
     /// What the last item read as.
     last: Option<Got>,
-    /// The construct's position (for a hash, where its key COPYs must end).
+    /// The construct's position.
     at: usize,
     /// A hash's keys so far: UTF-8 flag, bytes, position.
     keys: Vec<(bool, &'a [u8], usize)>,
@@ -580,7 +580,7 @@ impl<'a> Rules<'a> {
         text: &'a [u8],
     ) -> Check<()> {
         let key = if t == tag::COPY {
-            // an earlier key, or a string that ends before the hash
+            // an earlier key, or a string that ends before the COPY
             let p = self.target(off, at, "COPY")?;
             let what = "as the target of a hash key COPY";
             if self.keys.contains(p) {
@@ -591,7 +591,7 @@ impl<'a> Rules<'a> {
                     .count();
                 self.string_at(q, usize::MAX, what)?
             } else {
-                self.string_at(p, parent.at, what)?
+                self.string_at(p, at, what)?
             }
         } else {
             self.keys.insert(at);

@@ -218,6 +218,40 @@ fn the_rules_the_walker_alone_misses() {
         ),
         // a key COPY of the key before it
         (&[tag::HASHREF_0 + 2, 0x61, b'a', 1, tag::COPY, 2, 2], false),
+        // a key COPY of a value of its own hash (Perl's `dedupe_strings`
+        // writes `{ab => "abcd", abcd => 1}` so), and of a string (the
+        // last byte of a BINARY's content) that takes in the COPY
+        (
+            &[
+                tag::HASHREF_0 + 2,
+                0x62,
+                b'a',
+                b'b',
+                0x64,
+                b'a',
+                b'b',
+                b'c',
+                b'd',
+                tag::COPY,
+                5,
+                1,
+            ],
+            true,
+        ),
+        (
+            &[
+                tag::ARRAYREF_0 + 2,
+                tag::BINARY,
+                2,
+                0x61,
+                0x63,
+                tag::HASHREF_0 + 1,
+                tag::COPY,
+                5,
+                1,
+            ],
+            false,
+        ),
         // a COPY into the middle of a string: the decoder takes it
         (
             &[

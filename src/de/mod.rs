@@ -17,9 +17,13 @@
 //! `char`, a field name, a key parsed as a number) and is visited as bytes
 //! by one that takes anything (`Value`, `IgnoredAny`, bytes; `InvalidUtf8`
 //! when the visitor takes no bytes, as `serde_json::Value`'s); with
-//! `validate_utf8` every target refuses it. Serde's buffered forms
-//! (`flatten`, untagged and internally tagged enums) take the bytes first,
-//! so a `String` inside them fails with serde's type error.
+//! `validate_utf8` every target refuses one that Perl's rule refuses (see
+//! [`DecoderOptions::validate_utf8`]). One that Perl's rule takes but Rust
+//! text cannot hold (a surrogate, a code point past U+10FFFF) stays no
+//! text with the option: text targets refuse it, the others get its
+//! bytes. Serde's buffered forms (`flatten`, untagged and internally
+//! tagged enums) take the bytes first, so a `String` inside them fails
+//! with serde's type error.
 
 use crate::decoder::{
     document_size_check, frame, memory, string_over_limit, DecoderOptions, Header, DEFAULTS,

@@ -15,21 +15,24 @@ impl<'de> Deserializer<'de> {
             return visitor.visit_bool(&self.cur.bytes()[r] == b"1");
         }
         // Bytes flagged UTF-8 that are not: text cannot take them, and
-        // `validate_utf8` refuses them; anything else is offered them as
-        // bytes, as the decoder keeps them, and a visitor that takes no
-        // bytes (`serde_json::Value`) is told what is wrong with them.
-        let refused = || utf8 && (want == Want::Text || self.opts.validate_utf8);
+        // `validate_utf8` refuses those Perl's rule refuses; anything else
+        // is offered them as bytes, as the decoder keeps them, and a visitor
+        // that takes no bytes (`serde_json::Value`) is told what is wrong
+        // with them.
+        let refused = |b: &[u8]| {
+            utf8 && (want == Want::Text || self.opts.validate_utf8 && !protocol::is_perl_utf8(b))
+        };
         let bad_utf8 = || self.cur.error_at(ErrorKind::InvalidUtf8, r.start);
         let offered = |v: Result<V::Value>| if utf8 { v.map_err(|_| bad_utf8()) } else { v };
         match self.bytes(r.clone()) {
             Bytes::Input(b) => match text(b) {
                 Some(s) => visitor.visit_borrowed_str(s),
-                None if refused() => Err(bad_utf8()),
+                None if refused(b) => Err(bad_utf8()),
                 None => offered(visitor.visit_borrowed_bytes(b)),
             },
             Bytes::Copy(b) => match text(b) {
                 Some(s) => visitor.visit_str(s),
-                None if refused() => Err(bad_utf8()),
+                None if refused(b) => Err(bad_utf8()),
                 None => offered(visitor.visit_bytes(b)),
             },
         }

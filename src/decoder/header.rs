@@ -106,27 +106,16 @@ impl Header {
             protocol::TYPE_ZSTD if version >= 3 => Compression::Zstd,
             t => return Err(Error::at(ErrorKind::BadDocumentType(t), 4)),
         };
-        let (suffix, n) = protocol::read_varint(&input[5..]).ok_or_else(|| {
-            let kind = if input.len() <= 5 {
-                ErrorKind::Truncated
-            } else {
-                ErrorKind::BadVarint
-            };
-            Error::at(kind, 5)
-        })?;
+        // Input that ends inside the suffix length or the suffix is cut
+        // short (Perl: "Unexpected termination of packet while reading
+        // header"), whatever length the suffix claims.
+        let (suffix, n) = protocol::varint_at(input, 5).map_err(|kind| Error::at(kind, 5))?;
         let start = 5 + n;
         let end = usize::try_from(suffix)
             .ok()
             .and_then(|s| start.checked_add(s))
             .filter(|&e| e <= input.len())
-            .ok_or_else(|| {
-                Error::at(
-                    ErrorKind::BadHeader(format!(
-                        "header suffix of {suffix} bytes runs past the input"
-                    )),
-                    5,
-                )
-            })?;
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, 5))?;
         let user_data =
             (version >= 2 && end > start && input[start] & protocol::HEADER_USER_DATA != 0)
                 .then(|| start + 1..end);

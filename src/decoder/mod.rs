@@ -171,6 +171,9 @@ impl Decoder {
     /// encodes back as the same `OBJECT_FREEZE` and values. (The bytes can
     /// differ in one case: where FREEZE returned a container its object also
     /// held, Perl wrote it as shared; decoded, only the frozen values hold it.)
+    /// Class names compare as text, as Perl compares package names and as
+    /// `thaw_allow_classes` matches them: `"Café"` is also the class Perl
+    /// writes as the Latin-1 bytes `Caf\xe9`.
     ///
     /// ```
     /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};

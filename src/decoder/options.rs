@@ -39,7 +39,12 @@ pub struct DecoderOptions {
     pub refuse_objects: bool,
     /// Decode objects as their plain, unblessed referents.
     pub no_bless_objects: bool,
-    /// Check that `STR_UTF8` strings are valid UTF-8.
+    /// Check that `STR_UTF8` strings are UTF-8 by Perl's rule (its
+    /// `is_utf8_string`): Perl's extended UTF-8, which takes surrogates and
+    /// code points past U+10FFFF, and refuses overlong forms and broken or
+    /// cut sequences, with [`ErrorKind::InvalidUtf8`](crate::ErrorKind::InvalidUtf8).
+    /// Values, hash keys, class names and regexps are checked (Perl's
+    /// decoder checks values only).
     pub validate_utf8: bool,
     /// Maximum nesting depth (default 10000, as Perl). Levels are counted
     /// as Perl's decoder counts them, so a document Perl decodes under a

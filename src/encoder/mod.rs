@@ -425,7 +425,9 @@ impl Encoder {
     /// the returned values once they are written (at its next callback, or
     /// when the document is done). It may read the graph; under the default
     /// [`CallbackPolicy::Guard`] it may not change containers being written
-    /// (nor may the drop of a value it returned).
+    /// (nor may the drop of a value it returned). Class names compare as
+    /// Perl compares package names, as text: `"Café"` is also the class
+    /// whose name is the Latin-1 bytes `Caf\xe9`.
     ///
     /// ```
     /// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};

@@ -394,9 +394,100 @@ pub fn nested_prefix_level(outer: u8, inner: u8) -> bool {
     matches!(outer, tag::OBJECT | tag::OBJECTV) && matches!(inner, tag::OBJECT | tag::OBJECTV)
 }
 
+/// Whether `bytes` are UTF-8 by Perl's rule (`is_utf8_string`, what its
+/// decoder's `validate_utf8` checks): Perl's extended UTF-8, which holds
+/// every code point Perl can, surrogates and those past U+10FFFF included,
+/// up to `IV_MAX` (2^63 - 1): lead bytes 0xF8 to 0xFB start five-byte
+/// forms, 0xFC and 0xFD six-byte ones, 0xFE a seven-byte one and 0xFF a
+/// thirteen-byte one. Overlong forms, continuation bytes out of place and
+/// sequences cut short are refused. Every string that is valid UTF-8 in
+/// Rust's sense is valid here too.
+pub(crate) fn is_perl_utf8(bytes: &[u8]) -> bool {
+    // Most strings are strictly UTF-8: checked fast, up to the first
+    // sequence that is not.
+    let mut i = match std::str::from_utf8(bytes) {
+        Ok(_) => return true,
+        Err(e) => e.valid_up_to(),
+    };
+    while let Some(&b) = bytes.get(i) {
+        // the sequence's length, the lead byte's bits of the code point,
+        // and the smallest code point of that length (below it: overlong)
+        let (len, lead, least) = match b {
+            0x00..=0x7f => {
+                i += 1;
+                continue;
+            }
+            0x80..=0xbf => return false,
+            0xc0..=0xdf => (2, b & 0x1f, 0x80),
+            0xe0..=0xef => (3, b & 0x0f, 0x800),
+            0xf0..=0xf7 => (4, b & 0x07, 0x1_0000),
+            0xf8..=0xfb => (5, b & 0x03, 0x20_0000),
+            0xfc..=0xfd => (6, b & 0x01, 0x400_0000),
+            0xfe => (7, 0, 0x8000_0000),
+            0xff => (13, 0, 1 << 36),
+        };
+        let Some(tail) = bytes.get(i + 1..i + len) else {
+            return false;
+        };
+        // Twelve continuation bytes carry 72 bits.
+        let mut cp = u128::from(lead);
+        for &c in tail {
+            if c & 0xc0 != 0x80 {
+                return false;
+            }
+            cp = cp << 6 | u128::from(c & 0x3f);
+        }
+        if cp < least || cp > i64::MAX as u128 {
+            return false;
+        }
+        i += len;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perl_utf8_takes_extended_forms_and_refuses_overlongs() {
+        let takes: [&[u8]; 12] = [
+            b"",
+            "plain \u{e9}\u{263a}\u{10348}".as_bytes(),
+            b"\xed\xa0\x80",                 // U+D800, a surrogate
+            b"\xf4\x90\x80\x80",             // U+110000
+            b"\xf7\xbf\xbf\xbf",             // 2^21 - 1
+            b"\xf8\x88\x80\x80\x80",         // 2^21
+            b"\xfc\x84\x80\x80\x80\x80",     // 2^26
+            b"\xfd\xbf\xbf\xbf\xbf\xbf",     // 2^31 - 1
+            b"\xfe\x82\x80\x80\x80\x80\x80", // 2^31
+            b"\xfe\xbf\xbf\xbf\xbf\xbf\xbf", // 2^36 - 1
+            b"a\xff\x80\x80\x80\x80\x80\x81\x80\x80\x80\x80\x80\x80b", // 2^36
+            b"\xff\x80\x87\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf", // 2^63 - 1
+        ];
+        for b in takes {
+            assert!(is_perl_utf8(b), "{b:02x?}");
+        }
+        let refuses: [&[u8]; 14] = [
+            b"\xc0\x80",                                             // overlong NUL
+            b"\xe0\x9f\xbf",                                         // overlong U+7FF
+            b"\xf0\x8f\xbf\xbf",                                     // overlong U+FFFF
+            b"\xf8\x87\xbf\xbf\xbf",                                 // overlong 2^21 - 1
+            b"\xfe\x81\xbf\xbf\xbf\xbf\xbf",                         // overlong 2^31 - 1
+            b"\xff\x80\x80\x80\x80\x80\x80\xbf\xbf\xbf\xbf\xbf\xbf", // overlong 2^36 - 1
+            b"\xff\x80\x88\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80", // 2^63
+            b"\xff\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf\xbf", // 2^72 - 1
+            b"a\x80",                                                // lone continuation
+            b"\xe2\x82",                                             // cut short
+            b"\xe2\x41\x82",                                         // not a continuation
+            b"\xff\x80\x80\x80\x80\x80\x81\x80\x80\x80\x80\x80",     // cut short
+            b"\xfe",
+            b"\xff",
+        ];
+        for b in refuses {
+            assert!(!is_perl_utf8(b), "{b:02x?}");
+        }
+    }
 
     #[test]
     fn padded_pv_writes_what_write_pv_writes_with_any_room_left() {

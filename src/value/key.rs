@@ -289,11 +289,12 @@ impl ClassNames {
     }
 }
 
-/// Handlers by class name, compared as `Key`s compare (bytes and UTF-8
-/// flag). The names are owned bytes, not `Key`s, so that a codec holding
-/// its handlers can move to another thread and be shared between threads.
+/// Handlers by class name, compared as [`ClassNames`] compares them (as
+/// Perl compares package names: as text), keyed by the name's text. The
+/// names are owned bytes, not `Key`s, so that a codec holding its handlers
+/// can move to another thread and be shared between threads.
 #[derive(Clone)]
-pub(crate) struct ClassMap<F>(HashTable<(bool, Box<[u8]>, F)>);
+pub(crate) struct ClassMap<F>(HashTable<(Box<[u8]>, F)>);
 
 impl<F> Default for ClassMap<F> {
     fn default() -> Self {
@@ -302,36 +303,33 @@ impl<F> Default for ClassMap<F> {
 }
 
 impl<F> ClassMap<F> {
-    fn find(&self, class: &Key) -> Option<&(bool, Box<[u8]>, F)> {
-        let (utf8, bytes) = (class.is_utf8(), class.as_bytes());
-        self.0
-            .find(content_hash(utf8, bytes), |e| e.0 == utf8 && &*e.1 == bytes)
+    fn find(&self, class: &Key) -> Option<&(Box<[u8]>, F)> {
+        let text = class.text();
+        self.0.find(content_hash(true, &text), |e| *e.0 == *text)
     }
 
     /// Sets the handler of `class`, replacing any before it.
     pub(crate) fn insert(&mut self, class: &Key, handler: F) {
-        let (utf8, bytes) = (class.is_utf8(), class.as_bytes());
-        let hash = content_hash(utf8, bytes);
-        match self.0.find_mut(hash, |e| e.0 == utf8 && &*e.1 == bytes) {
-            Some(e) => e.2 = handler,
+        let text = class.text();
+        let hash = content_hash(true, &text);
+        match self.0.find_mut(hash, |e| *e.0 == *text) {
+            Some(e) => e.1 = handler,
             None => {
                 self.0
-                    .insert_unique(hash, (utf8, bytes.into(), handler), |e| {
-                        content_hash(e.0, &e.1)
-                    });
+                    .insert_unique(hash, (text.into(), handler), |e| content_hash(true, &e.0));
             }
         }
     }
 
     pub(crate) fn get(&self, class: &Key) -> Option<&F> {
-        self.find(class).map(|e| &e.2)
+        self.find(class).map(|e| &e.1)
     }
 
     pub(crate) fn get_mut(&mut self, class: &Key) -> Option<&mut F> {
-        let (utf8, bytes) = (class.is_utf8(), class.as_bytes());
+        let text = class.text();
         self.0
-            .find_mut(content_hash(utf8, bytes), |e| e.0 == utf8 && &*e.1 == bytes)
-            .map(|e| &mut e.2)
+            .find_mut(content_hash(true, &text), |e| *e.0 == *text)
+            .map(|e| &mut e.1)
     }
 
     pub(crate) fn contains(&self, class: &Key) -> bool {
@@ -342,9 +340,9 @@ impl<F> ClassMap<F> {
         self.0.is_empty()
     }
 
-    /// The class names, as keys.
+    /// The class names, as keys of their text.
     pub(crate) fn names(&self) -> impl Iterator<Item = Key> + '_ {
-        self.0.iter().map(|e| Key::new(&e.1, e.0))
+        self.0.iter().map(|e| Key::new(&e.0, !e.0.is_ascii()))
     }
 }
 

@@ -166,15 +166,10 @@ impl Reader<'_, '_> {
 
     /// The entries of a hash of more than `BATCH_INDEX`: read first, then
     /// indexed in one loop (see `Hash::push_unindexed`).
-    pub(super) fn large_hash_entries(
-        &mut self,
-        h: &mut Hash,
-        n: usize,
-        start: usize,
-    ) -> Result<()> {
+    pub(super) fn large_hash_entries(&mut self, h: &mut Hash, n: usize) -> Result<()> {
         self.large.take_buffers(self.scratch);
         self.large.open(std::mem::take(h), n);
-        let read = self.read_large(n, start);
+        let read = self.read_large(n);
         let hash;
         (hash, *h) = self.large.close();
         read?;
@@ -190,22 +185,17 @@ impl Reader<'_, '_> {
 
     /// Reads the `n` entries of the innermost open large hash, noting each
     /// key's position and content hash.
-    fn read_large(&mut self, n: usize, start: usize) -> Result<()> {
+    fn read_large(&mut self, n: usize) -> Result<()> {
         // The keys of a large hash are not interned (see `Key`), and are
         // allocated in chunks (see `KeyChunks`).
         let mut chunks = (n >= UNSHARED_KEYS).then(|| KeyChunks::new(n, self.scratch.key_chunks()));
-        let read = self.read_large_in(n, start, chunks.as_mut());
+        let read = self.read_large_in(n, chunks.as_mut());
         self.large.full_chunks += chunks.map_or(0, |c| c.full_chunks());
         read
     }
 
     /// [`Reader::read_large`], the keys in `chunks` if there are any.
-    fn read_large_in(
-        &mut self,
-        n: usize,
-        start: usize,
-        mut chunks: Option<&mut KeyChunks>,
-    ) -> Result<()> {
+    fn read_large_in(&mut self, n: usize, mut chunks: Option<&mut KeyChunks>) -> Result<()> {
         // The content hash of each key is taken while the key is at hand;
         // its stack grows once per hash (`n` is bounded by the bytes left).
         self.large.key_hash.reserve(n);
@@ -214,7 +204,7 @@ impl Reader<'_, '_> {
             // key's own copy was just written, and reading it back at once
             // stalls on the stores that made it.
             let mut fresh = None;
-            let (k, at, _) = self.read_key(start, |b, utf8| {
+            let (k, at, _) = self.read_key(|b, utf8| {
                 fresh = Some(content_hash(utf8, b));
                 match chunks.as_deref_mut() {
                     Some(chunks) => Key::unshared_in(chunks, b, utf8),

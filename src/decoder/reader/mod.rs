@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 mod frozen;
 mod large;
+mod lone;
 mod strings;
 mod value;
 
@@ -58,6 +59,9 @@ pub(super) struct Reader<'a, 'o> {
     weak_keep: Vec<Ref>,
     /// Nodes a back-reference named while they were still being read.
     cycles: Vec<Ref>,
+    /// Cells read as the alias in a slot, made plain values at the end if
+    /// nothing else holds them (see `lone`).
+    aliased: Vec<Ref>,
     /// Position of the reference tag the last WEAKEN applies to.
     weak_ref_at: usize,
     /// Immortal cells that weak references point to (see [`Document`]).
@@ -164,6 +168,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             classes: ReadKeys::default(),
             weak_keep: Vec::new(),
             cycles: Vec::new(),
+            aliased: Vec::new(),
             weak_ref_at: usize::MAX,
             keep: Vec::new(),
             slot: None,
@@ -275,7 +280,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             self.run_thaws(&mut v)?;
             Ok(v)
         });
-        let (root, err) = match read {
+        let (mut root, err) = match read {
             Ok(v) => (v, None),
             Err(e) => (Value::Undef, Some(e)),
         };
@@ -295,6 +300,7 @@ impl<'a, 'o> Reader<'a, 'o> {
         // strong cycle: what only that guess holds goes now, as it goes in
         // Perl once the weak reference is made.
         collect::prune_candidates(&mut self.cycles);
+        lone::unalias_lone(&mut root, std::mem::take(&mut self.aliased));
         let doc = Document::new(root, self.cycles, self.keep);
         match err {
             None => Ok((doc, self.cur.pos(), forms)),
@@ -361,7 +367,9 @@ impl<'a, 'o> Reader<'a, 'o> {
                 self.name_slot(at, tracked, false);
                 return self.value_into(t, at, out);
             }
-            *out = Value::Alias(self.node_from_tag(t, at, tracked, false)?);
+            let node = self.node_from_tag(t, at, tracked, false)?;
+            self.slot_alias(&node);
+            *out = Value::Alias(node);
             return Ok(());
         }
         self.value_into(t, at, out)
@@ -390,6 +398,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             let Value::Alias(node) = self.grow(|r| r.value_from_tag(t, at))? else {
                 unreachable!("an object read into a named slot is an alias of it")
             };
+            self.not_a_slot(&node);
             self.cur.leave();
             return Ok(node);
         }
@@ -506,7 +515,7 @@ impl<'a, 'o> Reader<'a, 'o> {
                     } else {
                         Hash::with_capacity(n)
                     };
-                    self.grow(|r| r.hash_entries(&mut h, n, at))?;
+                    self.grow(|r| r.hash_entries(&mut h, n))?;
                     Body::Hash(h)
                 };
                 node.set_body(body);
@@ -617,14 +626,14 @@ impl<'a, 'o> Reader<'a, 'o> {
         Ok(())
     }
 
-    /// Reads the `n` entries of the hash whose tag is at `start` into `h`,
-    /// made by `Hash::unindexed(n)` when it is large.
-    fn hash_entries(&mut self, h: &mut Hash, n: usize, start: usize) -> Result<()> {
+    /// Reads the `n` entries of a hash into `h`, made by
+    /// `Hash::unindexed(n)` when it is large.
+    fn hash_entries(&mut self, h: &mut Hash, n: usize) -> Result<()> {
         if n > BATCH_INDEX {
-            return self.large_hash_entries(h, n, start);
+            return self.large_hash_entries(h, n);
         }
         for _ in 0..n {
-            let (k, at, literal) = self.read_key(start, Key::new)?;
+            let (k, at, literal) = self.read_key(Key::new)?;
             if literal {
                 self.keys.push((at, k.clone()));
             }

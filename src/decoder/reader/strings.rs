@@ -3,7 +3,7 @@
 
 use super::{memory, Reader, StrKind};
 use crate::error::{ErrorKind, Result};
-use crate::protocol::{tag, TRACK_FLAG};
+use crate::protocol::{self, tag, TRACK_FLAG};
 use crate::value::{Body, Key, Regexp, Str, Value};
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ impl<'a> Reader<'a, '_> {
         if len > memory::INLINE {
             self.cur.charge_tag(len, t, at)?;
         }
-        if kind == StrKind::Utf8 && self.opts.validate_utf8 && std::str::from_utf8(bytes).is_err() {
+        if kind == StrKind::Utf8 && self.opts.validate_utf8 && !protocol::is_perl_utf8(bytes) {
             return Err(self.cur.error_at(ErrorKind::InvalidUtf8, at));
         }
         Ok(Some((bytes, kind)))
@@ -88,21 +88,21 @@ impl<'a> Reader<'a, '_> {
         Ok((self.cur.bytes()[p] & TRACK_FLAG != 0).then_some(p))
     }
 
-    /// A hash key, in the hash whose tag is at `hash_start`, with the
-    /// position of its tag and whether it was written out (not a `COPY`),
-    /// so that later `COPY`s can name it; a key not met before is made by
-    /// `make`.
+    /// A hash key, with the position of its tag and whether it was written
+    /// out (not a `COPY`), so that later `COPY`s can name it; a key not met
+    /// before is made by `make`.
     #[inline]
     pub(super) fn read_key(
         &mut self,
-        hash_start: usize,
         make: impl FnOnce(&[u8], bool) -> Key,
     ) -> Result<(Key, usize, bool)> {
         let (t, at) = self.next_tag()?;
         let t = t & !TRACK_FLAG;
         if t == tag::COPY {
-            // A key COPY names an earlier key, or a string that ends before
-            // the hash being read begins (never bytes of the hash itself).
+            // A key COPY names an earlier key, or any string that ends
+            // before it: one written before the hash, or a value of this
+            // hash (Perl's `dedupe_strings` writes a key equal to an
+            // earlier value as a COPY of it).
             let off = self.cur.varint()?;
             let p = self.cur.target(off, at, "COPY")?;
             if let Some(k) = self.keys.at(p) {
@@ -111,8 +111,7 @@ impl<'a> Reader<'a, '_> {
             if let Some(k) = self.large_key_at(p, at) {
                 return Ok((k, at, false));
             }
-            let (b, kind) =
-                self.string_at(p, hash_start, "as the target of a hash key COPY", false)?;
+            let (b, kind) = self.string_at(p, at, "as the target of a hash key COPY", false)?;
             return Ok((make(b, kind == StrKind::Utf8), at, false));
         }
         match self.string(t, false)? {

@@ -85,7 +85,7 @@ impl Reader<'_, '_> {
                 } else {
                     node = self.counted_node(Body::Hash(Hash::with_capacity(n)));
                     node.fill(|b| match b {
-                        Body::Hash(h) => self.grow(|r| r.hash_entries(h, n, at)),
+                        Body::Hash(h) => self.grow(|r| r.hash_entries(h, n)),
                         _ => unreachable!("the body made here"),
                     })?;
                 }
@@ -189,6 +189,7 @@ impl Reader<'_, '_> {
                 if let Some(p) = self.copy_into(at, out)? {
                     let node = self.node(Body::Scalar(std::mem::take(out)))?;
                     self.track(p, &node, false);
+                    self.slot_alias(&node);
                     *out = Value::Alias(node);
                 }
                 return Ok(());
