@@ -257,20 +257,27 @@ impl Key {
         Key::unshared(self.as_bytes(), self.is_utf8())
     }
 
-    /// A new handle on the key at `addr`.
+    /// A new handle on the key at `p`.
     ///
     /// # Safety
-    /// `addr` must come from [`Key::addr`] of a key that is still alive.
-    pub(crate) unsafe fn from_addr(addr: usize) -> Key {
-        let k = Key(NonNull::new_unchecked(addr as *mut KeyBox));
+    /// `p` must come from [`Key::as_ptr`] of a key that is still alive.
+    pub(crate) unsafe fn from_ptr(p: *const u8) -> Key {
+        let k = Key(NonNull::new_unchecked(p.cast_mut().cast::<KeyBox>()));
         k.boxed().retain();
         k
+    }
+
+    /// The key's allocation, for tables that make handles on it again
+    /// ([`Key::from_ptr`]).
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.0.as_ptr().cast_const().cast()
     }
 
     /// The address identifying this key, for seen tables.
     #[inline]
     pub(crate) fn addr(&self) -> usize {
-        self.0.as_ptr() as usize
+        self.0.as_ptr().addr()
     }
 }
 
