@@ -153,9 +153,15 @@ impl Census {
             if let Some(class) = unsafe { node.class_unguarded() } {
                 self.key(class);
             }
+            // A body borrowed at all, for reading too, is refused: a guard
+            // still out (a leaked one) keeps its count in the node, and the
+            // move replaces keys in the bodies in place.
+            const BORROWED: &str = "a node of it is borrowed";
+            if node.body.try_borrow_mut().is_err() {
+                return Err(BORROWED);
+            }
             // SAFETY: as above.
-            let body = unsafe { node.body_unguarded() }
-                .map_err(|_| "a node of it is borrowed for writing")?;
+            let body = unsafe { node.body_unguarded() }.map_err(|_| BORROWED)?;
             match body {
                 Body::Scalar(v) => self.value(v)?,
                 Body::Array(a) | Body::Frozen(a) => a.iter().try_for_each(|v| self.value(v))?,
@@ -240,7 +246,9 @@ impl Document {
     /// The document, made ready to move to another thread: refused, with
     /// the document back, if anything outside it holds one of its nodes (a
     /// [`Ref`] or [`WeakRef`] kept elsewhere, another document sharing a
-    /// node) or it holds [`Foreign`](Value::Foreign) data.
+    /// node), a node's body is still borrowed (a guard from
+    /// [`Ref::body`] or [`Ref::body_mut`] not dropped, or leaked), or it
+    /// holds [`Foreign`](Value::Foreign) data.
     ///
     /// What `decode` returns always qualifies while nothing else has been
     /// given a handle on it. Hash keys and class names are shared with the
