@@ -514,17 +514,17 @@ impl Node {
         self.body.try_borrow_unguarded().map_err(|_| borrowed())
     }
 
-    /// Reads the class without touching the borrow flag.
-    ///
-    /// # Safety
-    /// As for [`Node::body_unguarded`].
-    #[inline]
     /// A shared borrow of the body: while it lives, every attempt to borrow
     /// the body for writing fails.
     pub(crate) fn lock(&self) -> cell::Ref<'_, Body> {
         self.body.borrow()
     }
 
+    /// Reads the class without touching the borrow flag.
+    ///
+    /// # Safety
+    /// As for [`Node::body_unguarded`].
+    #[inline]
     pub(crate) unsafe fn class_unguarded(&self) -> Option<&Key> {
         (*self.class.get()).as_ref()
     }
