@@ -303,3 +303,45 @@ impl Document {
         Ok(SendDocument(self))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{decode_bytes, encode, Document, Hash, Ref, Value};
+    use bytes::Bytes;
+
+    /// A decoded document with sharing, a cycle, a weak reference, a class,
+    /// long strings sharing the input and a hash large enough for unshared
+    /// keys in chunks crosses to another thread and re-encodes to the same
+    /// bytes there, where it is freed, its cycle too (and, under Miri,
+    /// nothing is raced, used after it is freed, or leaked).
+    #[test]
+    fn a_document_crosses_threads_whole() {
+        let long = "a string longer than the twenty-two inline bytes";
+        let big: Hash = (0..300)
+            .map(|i| (format!("key{i}"), Value::from(i)))
+            .collect();
+        let shared = Ref::hash([("name", Value::from(long))].into_iter().collect());
+        let cell = Ref::array(vec![Value::from(long)]).blessed("Cell");
+        cell.array_mut().unwrap().push(Value::Ref(cell.clone()));
+        let root = Value::array([
+            Value::Ref(shared.clone()),
+            Value::Ref(shared.clone()),
+            Value::weak(&shared),
+            Value::Ref(cell.clone()),
+            Value::from(big),
+        ]);
+        let bytes = encode(&root).unwrap();
+        cell.array_mut().unwrap().pop();
+        drop((root, shared, cell));
+        let doc = decode_bytes(&Bytes::from(bytes.clone())).unwrap();
+        let sent = doc.into_send().unwrap();
+        // The document frees its cycle when dropped, on that thread.
+        let back = std::thread::spawn(move || {
+            let doc: Document = sent.into_document();
+            encode(&doc).unwrap()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(back, bytes);
+    }
+}
