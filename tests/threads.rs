@@ -340,6 +340,32 @@ fn handles_held_outside_or_foreign_data_refuse_the_move_and_give_the_document_ba
     assert_eq!(&back[6..8], b"\x42\x28", "ARRAYREF_2, REFN: still shared");
 }
 
+/// A body borrow still out (here a guard leaked with `mem::forget`, which
+/// outlives the handle it came from) refuses the move as a handle held
+/// outside does, read borrows as well as write ones: the move replaces the
+/// shared keys of the hash in place, which needs the body to itself.
+#[test]
+fn a_node_whose_body_is_still_borrowed_refuses_the_move() {
+    let bytes = encode(&Value::array([Value::hash([("a", 1)])])).unwrap();
+    for write in [false, true] {
+        let doc = decode(&bytes).unwrap();
+        let inner = doc.at(0).unwrap().node().unwrap();
+        if write {
+            std::mem::forget(inner.body_mut().unwrap());
+        } else {
+            std::mem::forget(inner.body());
+        }
+        drop(inner);
+        let refused = doc.into_send().unwrap_err();
+        assert!(refused.reason().contains("borrowed"), "{refused}");
+        let doc = refused.into_document();
+        assert_eq!(
+            doc.at(0).unwrap().node().unwrap().try_body().is_err(),
+            write
+        );
+    }
+}
+
 #[test]
 fn a_dead_weak_reference_stays_dead_after_the_move() {
     let gone = Ref::hash(Default::default());

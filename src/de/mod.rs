@@ -692,3 +692,42 @@ pub fn from_reader_with<R: std::io::Read, T: de::DeserializeOwned>(
 pub fn from_value<T: de::DeserializeOwned>(value: &crate::Value) -> Result<T> {
     from_slice(&crate::encode(value)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Row<'a> {
+        name: String,
+        #[serde(borrow)]
+        tag: &'a str,
+        by_id: BTreeMap<u32, String>,
+    }
+
+    /// Serde both ways over the paths with `unsafe` (`to_vec`'s vector,
+    /// keys read as text borrowed from the input or copied, keys parsed
+    /// as numbers, the state made for repeated keys): what goes in comes
+    /// back.
+    #[test]
+    fn rows_round_trip_with_borrowed_copied_and_parsed_keys() {
+        let rows: Vec<Row> = (0..4u32)
+            .map(|i| Row {
+                name: format!("row {i}: a name longer than the inline bytes"),
+                tag: ["a", "b", "café"][i as usize % 3],
+                by_id: (i..i + 3).map(|k| (k, format!("v{k}"))).collect(),
+            })
+            .collect();
+        let bytes = crate::to_vec(&rows).unwrap();
+        let back: Vec<Row> = crate::from_slice(&bytes).unwrap();
+        assert_eq!(back, rows);
+        let maps: Vec<BTreeMap<&str, i64>> = (0..3)
+            .map(|i| [("x", i), ("né", -i)].into_iter().collect())
+            .collect();
+        let bytes = crate::to_vec(&maps).unwrap();
+        assert_eq!(
+            crate::from_slice::<Vec<BTreeMap<&str, i64>>>(&bytes).unwrap(),
+            maps
+        );
+    }
+}

@@ -360,7 +360,7 @@ pub struct Encoder {
     // the memory of the last body's `Retained`
     spare: Spare,
     callbacks: Callbacks,
-    active: Vec<usize>,
+    active: Vec<seen::Addr>,
     warnings: Vec<String>,
     scratch: Vec<u8>,
     // size of the last document, the starting capacity of the next one

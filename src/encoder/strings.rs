@@ -1,7 +1,7 @@
 //! String values and hash keys: written whole, or as a `COPY` or `ALIAS`
 //! of their first writing.
 
-use super::seen::key_slot;
+use super::seen::{key_slot, Addr};
 use super::writer::Writer;
 use crate::protocol::{self, tag};
 use crate::value::{Key, Str};
@@ -67,7 +67,7 @@ impl Writer<'_> {
         }
         if !self.opts.no_shared_hashkeys && (self.retained.on || k.may_repeat()) {
             let here = self.offset();
-            match self.seen.keys.entry(addr) {
+            match self.seen.keys.entry(Addr::key(k)) {
                 Entry::Occupied(e) => {
                     let off = *e.get();
                     self.seen.key_cache.set(slot, (addr, off));

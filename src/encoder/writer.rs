@@ -2,7 +2,7 @@
 
 use super::held::{snapshot, Held};
 use super::order::entry_order;
-use super::seen::{Retained, Seen, Spare};
+use super::seen::{Addr, Retained, Seen, Spare};
 use super::{CallbackPolicy, Callbacks, EncoderOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -68,8 +68,8 @@ pub(super) struct Writer<'e> {
     /// callbacks can run
     /// (`guarded`), and locked while one does. The encoder's, taken for the
     /// writing as `out` is, and given back to `active_home`.
-    pub active: Vec<usize>,
-    active_home: &'e mut Vec<usize>,
+    pub active: Vec<Addr>,
+    active_home: &'e mut Vec<Addr>,
     /// Whether a callback can run in this encode.
     pub guarded: bool,
     /// Whether containers are copied on entry (the Snapshot policy).
@@ -261,7 +261,7 @@ impl<'e> Writer<'e> {
     #[inline]
     fn written_at(&self, rc: &NodeRc) -> Option<u64> {
         if NodeRc::strong_count(rc) > 1 || NodeRc::weak_count(rc) > 0 {
-            self.seen.refs.get(&(NodeRc::as_ptr(rc) as usize)).copied()
+            self.seen.refs.get(&Addr::node(rc)).copied()
         } else {
             None
         }
@@ -280,7 +280,7 @@ impl<'e> Writer<'e> {
     /// later in the document carries its class (`OBJECT class REFP`); with a
     /// FREEZE handler for its class it is written as a frozen object.
     fn write_alias(&mut self, rc: &NodeRc, held: Held) -> Result<()> {
-        let addr = NodeRc::as_ptr(rc) as usize;
+        let addr = Addr::node(rc);
         let written = self.was_written(rc);
         if written {
             // An ALIAS; tracked as what was written (FREEZE values, say).
@@ -337,7 +337,7 @@ impl<'e> Writer<'e> {
             Head::Ref
         };
         if self.guarded {
-            self.mark_active(rc.box_addr());
+            self.mark_active(Addr::node_box(rc));
         }
         Stack::run(self, |w| w.write_body(body, |_| Held::GRAPH, head))?;
         self.depth -= 1;
@@ -361,7 +361,7 @@ impl<'e> Writer<'e> {
         // ARRAY, as in Perl), or a frozen body. A blessed scalar keeps its
         // class before the REFP, as in Perl; once written (as a slot, say)
         // it is not frozen again, since its content is already written.
-        let addr = NodeRc::as_ptr(rc) as usize;
+        let addr = Addr::node(rc);
         let written_at = self.written_at(rc);
         let written = written_at.is_some();
         // Tracked as its FREEZE values (a cell of an immortal too): a REFP.
@@ -409,8 +409,9 @@ impl<'e> Writer<'e> {
     /// `freeze`) before a blessed referent. Returns whether a repeat of this
     /// (non-container) referent must keep the class, that is whether the
     /// reference rewrite point moves past it.
-    fn write_class(&mut self, node: &Node, class: &Key, freeze: bool) -> Result<bool> {
-        let addr = node as *const Node as usize;
+    fn write_class(&mut self, rc: &NodeRc, class: &Key, freeze: bool) -> Result<bool> {
+        let addr = Addr::node(rc);
+        let node: &Node = rc;
         // SAFETY: no callback runs while this reference is used.
         let body = unsafe { node.body_unguarded() }?;
         let freeze = freeze || matches!(body, Body::Frozen(_));
@@ -418,7 +419,7 @@ impl<'e> Writer<'e> {
         if !is_container && self.seen.objects.contains_key(&addr) {
             return Ok(false);
         }
-        match self.seen.classes.get(&class.addr()) {
+        match self.seen.classes.get(&Addr::key(class)) {
             Some(&off) => self.tag_varint(
                 if freeze {
                     tag::OBJECTV_FREEZE
@@ -434,7 +435,7 @@ impl<'e> Writer<'e> {
                     tag::OBJECT
                 });
                 let here = self.offset();
-                self.seen.classes.insert(class.addr(), here);
+                self.seen.classes.insert(Addr::key(class), here);
                 self.retained.key(class);
                 self.write_pv(class.as_bytes(), class.is_utf8());
             }
@@ -444,7 +445,7 @@ impl<'e> Writer<'e> {
         }
         let here = self.offset();
         self.seen.objects.insert(addr, here);
-        self.retained.node(addr);
+        self.retained.node(rc);
         Ok(true)
     }
 
@@ -462,7 +463,7 @@ impl<'e> Writer<'e> {
         frozen: bool,
     ) -> Result<Option<(&'n Body, usize)>> {
         let node: &Node = rc;
-        let addr = node as *const Node as usize;
+        let addr = Addr::node(rc);
         let strong = held.count(rc);
         let mut refcount = strong;
         // SAFETY: nothing can borrow the node for writing while the encoder
@@ -478,7 +479,7 @@ impl<'e> Writer<'e> {
         // immortal strongly anywhere (its tag stands for it, never a real
         // address).
         let weak_key = match immortal {
-            Some(t) => Some(usize::from(t)),
+            Some(t) => Some(Addr::immortal(t)),
             None => (NodeRc::weak_count(rc) > 0).then_some(addr),
         };
         if let Some(key) = weak_key {
@@ -486,7 +487,7 @@ impl<'e> Writer<'e> {
                 Entry::Vacant(e) => {
                     e.insert(weak_ofs);
                     if immortal.is_none() {
-                        self.retained.node(addr);
+                        self.retained.node(rc);
                     }
                 }
                 Entry::Occupied(mut e) => {
@@ -522,7 +523,7 @@ impl<'e> Writer<'e> {
                     e.insert(here);
                     // A frozen object is kept alive by `set_frozen` already.
                     if !frozen {
-                        self.retained.node(addr);
+                        self.retained.node(rc);
                     }
                     if self.dedupe
                         && !self.opts.aliased_dedupe_strings
@@ -572,7 +573,7 @@ impl<'e> Writer<'e> {
             return self.write_body(&copy, |i| held[i], head);
         }
         if self.guarded {
-            self.mark_active(rc.box_addr());
+            self.mark_active(Addr::node_box(rc));
         }
         self.write_body(body, |_| Held::GRAPH, head)
     }

@@ -122,7 +122,7 @@ mod tests {
     }
 
     /// Keys of several chunks (short ones and heap-held long ones), some
-    /// boxes never handed out, clones and handles remade from addresses,
+    /// boxes never handed out, clones and handles remade from pointers,
     /// all dropped in an order unlike their making, some after their
     /// `KeyChunks`: every key reads back whole, and (under Miri) nothing is
     /// used after it is freed, and nothing leaks.
@@ -145,7 +145,7 @@ mod tests {
         let remade: Vec<Key> = keys
             .iter()
             .step_by(13)
-            .map(|k| unsafe { Key::from_addr(k.addr()) })
+            .map(|k| unsafe { Key::from_ptr(k.as_ptr()) })
             .collect();
         assert!(keys[0].may_repeat() && !keys[1].may_repeat());
         keys.swap(0, n - 1);

@@ -141,17 +141,18 @@ impl NodeRc {
         this.inner().weak.get() as usize - 1
     }
 
-    /// The box's address (see [`NodeRc::node_of_box`]; a prefetch reads
+    /// The box's first byte (see [`NodeRc::node_of_box`]; a prefetch reads
     /// the box from there).
     #[inline(always)]
-    pub(crate) fn box_addr(&self) -> usize {
-        self.0.as_ptr() as usize
+    pub(crate) fn box_ptr(&self) -> *const u8 {
+        self.0.as_ptr().cast_const().cast()
     }
 
-    /// The address of the node in the box at `box_addr`, as
-    /// [`NodeRc::as_ptr`] gives it.
-    pub(crate) fn node_of_box(box_addr: usize) -> usize {
-        box_addr + std::mem::offset_of!(NodeBox, node)
+    /// The node in the box at `box_ptr`, as [`NodeRc::as_ptr`] gives it.
+    pub(crate) fn node_of_box(box_ptr: *const u8) -> *const Node {
+        box_ptr
+            .wrapping_add(std::mem::offset_of!(NodeBox, node))
+            .cast()
     }
 
     /// The node's address.
@@ -278,7 +279,7 @@ impl NodeWeak {
     fn inner(&self) -> Option<&NodeBox> {
         // SAFETY: a weak handle on a box keeps the box (not its node)
         // alive.
-        if self.0.as_ptr() as usize == NO_NODE {
+        if self.0.as_ptr().addr() == NO_NODE {
             None
         } else {
             Some(unsafe { self.0.as_ref() })

@@ -31,7 +31,7 @@ pub(crate) fn ahead(items: &[Value], i: usize) {
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         if let Some(Value::Ref(r)) = items.get(i + 2 * DISTANCE) {
-            let p = r.0.box_addr() as *const i8;
+            let p = r.0.box_ptr().cast::<i8>();
             // SAFETY: SSE is part of x86_64; a prefetch reads nothing and
             // cannot fault, whatever the address.
             unsafe {
@@ -64,7 +64,7 @@ pub(crate) fn ahead(items: &[Value], i: usize) {
         if let Ok(Body::Hash(h)) = unsafe { r.0.body_unguarded() } {
             for (_, v) in h.entries() {
                 if let Value::Ref(r) = v {
-                    let p = r.0.box_addr() as *const i8;
+                    let p = r.0.box_ptr().cast::<i8>();
                     // SAFETY: as above.
                     unsafe {
                         _mm_prefetch::<_MM_HINT_T0>(p);

@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 use std::fmt;
-use std::mem::ManuallyDrop;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::sync::Arc;
 
 const INLINE: usize = 22;
@@ -34,30 +34,38 @@ const SHARED: u8 = u8::MAX - 1;
 /// ```
 #[repr(C)]
 pub struct Str {
-    // inline length (0..=22), or HEAP
+    // inline length (0..=22), HEAP or SHARED
     tag: u8,
-    // inline bytes, or the pointer and length of a `Box<[u8]>` at
-    // `HEAP_PTR` and `HEAP_LEN`
-    data: [u8; INLINE],
+    // Inline bytes, every one initialized; or the parts of a long string
+    // (see `HEAP_PTR`), its pointers stored as pointers: `MaybeUninit`
+    // copies bytes as they are, a pointer's provenance with them, where a
+    // copy of a `[u8; N]` would keep its address only.
+    data: MaybeUninit<[u8; INLINE]>,
 }
 
-/// Where in `data` a long string's pointer and length sit: 7 and 15 bytes
-/// into the `Str`, which are 8-byte aligned where a `Str` follows a one-byte
-/// tag (in a `Value`, a `Key`). Leak checkers find heap blocks only through
-/// aligned pointers.
-const HEAP_PTR: std::ops::Range<usize> = 6..14;
-const HEAP_LEN: std::ops::Range<usize> = 14..22;
+/// Where in `data` a long string's pointer (a `*mut u8`) and length (a
+/// `usize`) sit: 7 and 15 bytes into the `Str`, which are 8-byte aligned
+/// where a `Str` follows a one-byte tag (in a `Value`, a `Key`). Leak
+/// checkers find heap blocks only through aligned pointers.
+const HEAP_PTR: usize = 6;
+const HEAP_LEN: usize = 14;
 /// A shared string: its bytes' pointer at `HEAP_PTR`, the pointer of the
 /// `Arc<Bytes>` that owns them at `SHARED_OWNER` (aligned, as above) and its
-/// length, under 4 GiB, at `SHARED_LEN`.
-const SHARED_OWNER: std::ops::Range<usize> = 14..22;
-const SHARED_LEN: std::ops::Range<usize> = 2..6;
+/// length, under 4 GiB, as a `u32` at `SHARED_LEN`.
+const SHARED_OWNER: usize = 14;
+const SHARED_LEN: usize = 2;
+
+const _: () = {
+    let word = std::mem::size_of::<usize>();
+    assert!(HEAP_PTR + word <= HEAP_LEN && HEAP_LEN + word <= INLINE);
+    assert!(SHARED_LEN + 4 <= HEAP_PTR && SHARED_OWNER + word <= INLINE);
+};
 
 impl Str {
     /// The empty string.
     pub(crate) const EMPTY: Str = Str {
         tag: 0,
-        data: [0; INLINE],
+        data: MaybeUninit::new([0; INLINE]),
     };
 
     /// Replaces an empty string's content with a copy of `bytes`, writing
@@ -70,7 +78,14 @@ impl Str {
     pub(crate) fn assign(&mut self, bytes: &[u8], long: impl FnOnce(&[u8]) -> Str) {
         debug_assert!(self.is_empty() && self.is_inline());
         if bytes.len() <= INLINE {
-            self.data[..bytes.len()].copy_from_slice(bytes);
+            // SAFETY: `data` has room for `INLINE` bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    self.data.as_mut_ptr().cast::<u8>(),
+                    bytes.len(),
+                )
+            };
             self.tag = bytes.len() as u8;
         } else {
             *self = long(bytes);
@@ -85,7 +100,7 @@ impl Str {
             data[..bytes.len()].copy_from_slice(bytes);
             Str {
                 tag: bytes.len() as u8,
-                data,
+                data: MaybeUninit::new(data),
             }
         } else {
             Str::from_box(bytes.into())
@@ -103,43 +118,84 @@ impl Str {
 
     fn from_box(b: Box<[u8]>) -> Str {
         let len = b.len();
-        let ptr = Box::into_raw(b) as *mut u8 as usize;
-        let mut data = [0u8; INLINE];
-        data[HEAP_PTR].copy_from_slice(&(ptr as u64).to_le_bytes());
-        data[HEAP_LEN].copy_from_slice(&(len as u64).to_le_bytes());
-        Str { tag: HEAP, data }
+        let mut s = Str {
+            tag: HEAP,
+            data: MaybeUninit::new([0; INLINE]),
+        };
+        // SAFETY: a pointer and a `usize` fit at these offsets.
+        unsafe {
+            s.put(HEAP_PTR, Box::into_raw(b).cast::<u8>());
+            s.put(HEAP_LEN, len);
+        }
+        s
     }
 
     /// A string of the bytes `part` of the buffer `owner` holds, sharing
     /// them: `None` when `part` is not inside that buffer, or is 4 GiB or
     /// longer.
     pub(crate) fn shared(owner: &Arc<Bytes>, part: &[u8]) -> Option<Str> {
-        let base = owner.as_ptr() as usize;
-        let start = part.as_ptr() as usize;
+        let base = owner.as_ptr().addr();
+        let start = part.as_ptr().addr();
         let inside = start >= base && start + part.len() <= base + owner.len();
         let len = u32::try_from(part.len()).ok().filter(|_| inside)?;
-        let owner = Arc::into_raw(Arc::clone(owner)) as usize;
-        let mut data = [0u8; INLINE];
-        data[HEAP_PTR].copy_from_slice(&(start as u64).to_le_bytes());
-        data[SHARED_OWNER].copy_from_slice(&(owner as u64).to_le_bytes());
-        data[SHARED_LEN].copy_from_slice(&len.to_le_bytes());
-        Some(Str { tag: SHARED, data })
+        let mut s = Str {
+            tag: SHARED,
+            data: MaybeUninit::new([0; INLINE]),
+        };
+        // SAFETY: two pointers and a `u32` fit at these offsets.
+        unsafe {
+            // The owner's pointer at `part`'s address: the buffer's own
+            // provenance, not that of the borrow `part` came from.
+            s.put(HEAP_PTR, owner.as_ptr().with_addr(start).cast_mut());
+            s.put(SHARED_OWNER, Arc::into_raw(Arc::clone(owner)));
+            s.put(SHARED_LEN, len);
+        }
+        Some(s)
     }
 
+    /// Writes `v` at byte `at` of `data`, unaligned.
+    ///
+    /// # Safety
+    /// A `T` must fit there: `at + size_of::<T>() <= INLINE`.
     #[inline]
-    fn word(&self, at: std::ops::Range<usize>) -> usize {
-        u64::from_le_bytes(self.data[at].try_into().expect("8 bytes")) as usize
+    unsafe fn put<T: Copy>(&mut self, at: usize, v: T) {
+        debug_assert!(at + std::mem::size_of::<T>() <= INLINE);
+        self.data
+            .as_mut_ptr()
+            .cast::<u8>()
+            .add(at)
+            .cast::<T>()
+            .write_unaligned(v)
+    }
+
+    /// Reads a `T` at byte `at` of `data`, unaligned.
+    ///
+    /// # Safety
+    /// A `T` must have been written there with `put`.
+    #[inline]
+    unsafe fn get<T: Copy>(&self, at: usize) -> T {
+        self.data
+            .as_ptr()
+            .cast::<u8>()
+            .add(at)
+            .cast::<T>()
+            .read_unaligned()
     }
 
     /// The pointer and length of a string that is not inline.
     #[inline]
     fn heap_parts(&self) -> (*mut u8, usize) {
-        let len = if self.tag == HEAP {
-            self.word(HEAP_LEN)
-        } else {
-            u32::from_le_bytes(self.data[SHARED_LEN].try_into().expect("4 bytes")) as usize
-        };
-        (self.word(HEAP_PTR) as *mut u8, len)
+        // SAFETY: a HEAP tag means `from_box` wrote the pointer and the
+        // length; a SHARED one, that `shared` wrote the pointer and the
+        // `u32` length.
+        unsafe {
+            let len = if self.tag == HEAP {
+                self.get::<usize>(HEAP_LEN)
+            } else {
+                self.get::<u32>(SHARED_LEN) as usize
+            };
+            (self.get::<*mut u8>(HEAP_PTR), len)
+        }
     }
 
     /// The owner of a shared string's bytes, still owned by the string.
@@ -148,7 +204,16 @@ impl Str {
         // SAFETY: a SHARED tag means `data` holds a pointer from
         // `Arc::into_raw` whose count this `Str` owns (see `shared`); the
         // `ManuallyDrop` leaves that count alone.
-        ManuallyDrop::new(unsafe { Arc::from_raw(self.word(SHARED_OWNER) as *const Bytes) })
+        ManuallyDrop::new(unsafe { Arc::from_raw(self.get::<*const Bytes>(SHARED_OWNER)) })
+    }
+
+    /// The inline buffer of a string stored inline.
+    #[inline]
+    fn inline_data(&self) -> &[u8; INLINE] {
+        debug_assert!(self.tag <= INLINE as u8);
+        // SAFETY: an inline string's `data` is all plain bytes, every one
+        // initialized (`EMPTY`, `new` and `assign` write them all).
+        unsafe { self.data.assume_init_ref() }
     }
 
     /// For a string stored inline: the whole inline buffer (every byte of
@@ -156,14 +221,18 @@ impl Str {
     /// copy a fixed size.
     #[inline]
     pub(crate) fn inline(&self) -> Option<(&[u8; INLINE], usize)> {
-        (self.tag <= INLINE as u8).then_some((&self.data, self.tag as usize))
+        if self.tag <= INLINE as u8 {
+            Some((self.inline_data(), self.tag as usize))
+        } else {
+            None
+        }
     }
 
     /// The bytes of the string.
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         if self.tag <= INLINE as u8 {
-            &self.data[..self.tag as usize]
+            &self.inline_data()[..self.tag as usize]
         } else {
             let (ptr, len) = self.heap_parts();
             // SAFETY: a HEAP tag means `data` holds the parts of a live

@@ -3,6 +3,7 @@
 
 use super::{Via, Writer};
 use crate::encoder::held::Held;
+use crate::encoder::seen::Addr;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::tag;
 use crate::value::{Key, NodeRc, Ref, Value};
@@ -45,8 +46,7 @@ impl Writer<'_> {
                 String::from_utf8_lossy(class.as_bytes())
             ))));
         }
-        let addr = NodeRc::as_ptr(rc) as usize;
-        if held.count(rc) > 1 && self.retained.is_frozen(addr) {
+        if held.count(rc) > 1 && self.retained.is_frozen(Addr::node(rc)) {
             return Err(met_again_untracked());
         }
         let object = Ref(rc.clone());
@@ -58,7 +58,7 @@ impl Writer<'_> {
         };
         let vals = self.callback(self.depth, what, |cb| (cb.freeze(class)?)(&object))?;
         drop(object);
-        self.retained.set_frozen(addr);
+        self.retained.set_frozen(rc);
         Ok(Some(vals))
     }
 
@@ -85,7 +85,7 @@ impl Writer<'_> {
         };
         if self.guarded {
             // The values are the encoder's own: nothing to lock at this depth.
-            self.mark_active(0);
+            self.mark_active(Addr::NONE);
         }
         self.tag_varint(tag::ARRAY, vals.len() as u64);
         let result = vals.iter().try_for_each(|v| self.item(v, Held::GRAPH));

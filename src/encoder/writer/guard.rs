@@ -4,11 +4,12 @@
 
 use super::Writer;
 use crate::encoder::held::Held;
+use crate::encoder::seen::Addr;
 use crate::encoder::Callbacks;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::depth_limit;
 use crate::value::guard::Scope;
-use crate::value::{Node, NodeRc, Value};
+use crate::value::{Node, Value};
 
 /// The references to references one path may hold beyond
 /// `max_recursion_depth` (which does not count them, as Perl's does not).
@@ -91,7 +92,7 @@ impl Writer<'_> {
     pub(super) fn enter_deep(&mut self) -> Result<()> {
         self.depth_check(self.depth)?;
         if self.guarded && self.active.len() <= self.depth {
-            self.active.resize(self.depth + 64, 0);
+            self.active.resize(self.depth + 64, Addr::NONE);
         }
         self.enter_limit = self.limit();
         Ok(())
@@ -127,25 +128,22 @@ impl Writer<'_> {
             self.note_written_keys();
         }
         self.retained.start(self.seen);
-        // Depth 1 is the root slot; nodes are entered from depth 2 on. A zero
-        // entry is a depth whose content the encoder owns (FREEZE values).
+        // Depth 1 is the root slot; nodes are entered from depth 2 on. An
+        // `Addr::NONE` entry is a depth whose content the encoder owns
+        // (FREEZE values).
         let end = if self.snapshot {
             0
         } else {
             levels.min(self.active.len())
         };
-        let nodes: Vec<usize> = self.active[2.min(end)..end]
+        let nodes: Vec<*const Node> = self.active[2.min(end)..end]
             .iter()
-            .filter(|&&b| b != 0)
-            .map(|&b| NodeRc::node_of_box(b))
+            .filter_map(|b| b.boxed_node())
             .collect();
         // SAFETY: the nodes being written are held by their parents (locked
         // too) or by the caller's root, so they outlive this call.
-        let locks: Vec<_> = nodes
-            .iter()
-            .map(|&p| unsafe { &*(p as *const Node) }.lock())
-            .collect();
-        let scope = Scope::enter(nodes);
+        let locks: Vec<_> = nodes.iter().map(|&p| unsafe { &*p }.lock()).collect();
+        let scope = Scope::enter(nodes.iter().map(|p| p.addr()).collect());
         if self.retained.drop_released() && scope.refused() {
             drop(scope);
             drop(locks);
@@ -171,13 +169,59 @@ impl Writer<'_> {
         }
     }
 
-    /// Names the node whose box is at `addr` (0 for none) as the one being
-    /// written at this depth, for a callback below it to lock.
+    /// Names the node whose box is at `addr` ([`Addr::NONE`] for none) as
+    /// the one being written at this depth, for a callback below it to lock.
     #[inline(always)]
-    pub(super) fn mark_active(&mut self, addr: usize) {
+    pub(super) fn mark_active(&mut self, addr: Addr) {
         debug_assert!(self.guarded && self.depth < self.active.len());
         // SAFETY: marks are made only when callbacks can run, at a depth
         // `enter` reached, which made `active` that long.
         unsafe { *self.active.get_unchecked_mut(self.depth) = addr };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CallbackPolicy, Encoder, EncoderOptions, ErrorKind, Ref, Value};
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// A FREEZE handler that runs while another object's FREEZE values are
+    /// written (a depth whose content is the encoder's) finds the array and
+    /// the hash being written locked under Guard, and the encode fails
+    /// naming it; under Snapshot it may change them.
+    #[test]
+    fn a_callback_finds_the_containers_being_written_locked() {
+        for policy in [CallbackPolicy::Guard, CallbackPolicy::Snapshot] {
+            let inner = Ref::array(vec![Value::from(2)]).blessed("Inner");
+            let outer = Ref::array(vec![Value::from(1)]).blessed("Outer");
+            let hash = Ref::hash([("o", Value::Ref(outer))].into_iter().collect());
+            let root = Ref::array(vec![Value::from(0), Value::Ref(hash.clone())]);
+            let refused = Rc::new(Cell::new((false, false)));
+            let mut enc =
+                Encoder::new(EncoderOptions::new().freeze_callbacks(true).policy(policy)).unwrap();
+            enc.on_freeze("Outer", move |_| Ok(vec![Value::Ref(inner.clone())]));
+            let (r, h, seen) = (root.clone(), hash.clone(), Rc::clone(&refused));
+            enc.on_freeze("Inner", move |_| {
+                let locked =
+                    |r: crate::Result<()>| r.is_err_and(|e| e.kind() == &ErrorKind::Locked);
+                seen.set((
+                    locked(r.array_mut().map(drop)),
+                    locked(h.hash_mut().map(drop)),
+                ));
+                Ok(vec![])
+            });
+            let result = enc.encode(&Value::Ref(root.clone()));
+            let guard = policy == CallbackPolicy::Guard;
+            assert_eq!(refused.get(), (guard, guard), "{policy:?}");
+            match result {
+                Err(e) => {
+                    assert!(guard, "{policy:?}: {e}");
+                    assert!(e.to_string().contains("tried to change"), "{e}");
+                }
+                Ok(_) => assert!(!guard, "{policy:?}"),
+            }
+            assert_eq!(root.as_array().unwrap().len(), 2);
+        }
     }
 }
