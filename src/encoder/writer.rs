@@ -579,7 +579,7 @@ impl<'e> Writer<'e> {
     }
 
     /// Writes a body, a container's with the head `head` says; `held(i)`
-    /// says how to count the node of its `i`th slot (numbered as [`slots`]
+    /// says how to count the node of its `i`th slot (numbered as `held::slots`
     /// lists them).
     fn write_body(&mut self, body: &Body, held: impl Fn(usize) -> Held, head: Head) -> Result<()> {
         // Only `write_lone` leaves the reference to `write_head`.
