@@ -1657,32 +1657,15 @@ fn truncation_documents() -> Vec<(String, Vec<u8>, Value)> {
             v.clone(),
         ));
     }
-    for (name, o) in [
+    let plain = [
         ("dedupe", EncoderOptions::new().dedupe_strings(true)),
         (
             "aliased",
             EncoderOptions::new().aliased_dedupe_strings(true),
         ),
         ("canonical", EncoderOptions::new().canonical(true)),
-        (
-            "snappy",
-            EncoderOptions::new()
-                .compress(Compression::Snappy)
-                .compress_threshold(0),
-        ),
-        (
-            "zlib",
-            EncoderOptions::new()
-                .compress(Compression::Zlib)
-                .compress_threshold(0),
-        ),
-        (
-            "zstd",
-            EncoderOptions::new()
-                .compress(Compression::Zstd)
-                .compress_threshold(0),
-        ),
-    ] {
+    ];
+    for (name, o) in plain.into_iter().chain(compressions()) {
         docs.push((name.into(), encode_with(&v, &o).unwrap(), v.clone()));
     }
     let mut enc = Encoder::new(EncoderOptions::new()).unwrap();
@@ -1696,28 +1679,11 @@ fn truncation_documents() -> Vec<(String, Vec<u8>, Value)> {
         .unwrap();
     docs.push(("long user header".into(), with_long_header, Value::from(1)));
     // user header data before compressed bodies, and in protocols 2 and 3
-    for (name, o) in [
+    let older = [
         ("v2", EncoderOptions::new().protocol_version(2)),
         ("v3", EncoderOptions::new().protocol_version(3)),
-        (
-            "snappy",
-            EncoderOptions::new()
-                .compress(Compression::Snappy)
-                .compress_threshold(0),
-        ),
-        (
-            "zlib",
-            EncoderOptions::new()
-                .compress(Compression::Zlib)
-                .compress_threshold(0),
-        ),
-        (
-            "zstd",
-            EncoderOptions::new()
-                .compress(Compression::Zstd)
-                .compress_threshold(0),
-        ),
-    ] {
+    ];
+    for (name, o) in older.into_iter().chain(compressions()) {
         let doc = Encoder::new(o)
             .unwrap()
             .encode_with_header(&v, &Value::array(["meta"; 40]))
@@ -2559,4 +2525,19 @@ fn mutation_fuzz() {
         }
         panic!("{} mutated documents failed:{report}", failures.len());
     }
+}
+
+/// Each compression, of every body.
+fn compressions() -> [(&'static str, EncoderOptions); 3] {
+    [Compression::Snappy, Compression::Zlib, Compression::Zstd].map(|c| {
+        let name = match c {
+            Compression::Snappy => "snappy",
+            Compression::Zlib => "zlib",
+            _ => "zstd",
+        };
+        (
+            name,
+            EncoderOptions::new().compress(c).compress_threshold(0),
+        )
+    })
 }

@@ -7,6 +7,9 @@
 //! (`serde_json::Value`) refuses them with `InvalidUtf8`; with
 //! `validate_utf8` every target refuses them, at the offset `decode` gives.
 
+mod common;
+
+use common::Raw;
 use serde::de::IgnoredAny;
 use sereal::{decode, from_slice, from_slice_with, DecoderOptions, ErrorKind, Value};
 use std::collections::BTreeMap;
@@ -20,29 +23,6 @@ fn doc(body: &[u8]) -> Vec<u8> {
 
 /// `STR_UTF8` of `\xff\xfe` (offset 6 in the document: body offset 1).
 const BAD: &[u8] = b"\x27\x02\xff\xfe";
-
-/// Bytes as a serde target that asks for bytes.
-#[derive(Debug, PartialEq)]
-struct Raw(Vec<u8>);
-
-impl<'de> serde::Deserialize<'de> for Raw {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Raw;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E>(self, v: &[u8]) -> Result<Raw, E> {
-                Ok(Raw(v.to_vec()))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Raw, E> {
-                Ok(Raw(v.as_bytes().to_vec()))
-            }
-        }
-        d.deserialize_bytes(V)
-    }
-}
 
 #[derive(serde::Deserialize, Debug)]
 #[allow(dead_code)]

@@ -6,6 +6,7 @@
 use sereal::{encode_with, EncoderOptions, Hash, Key, KeyOrder, Value};
 use std::fmt::Write as _;
 mod common;
+use common::Rng;
 
 /// A key of the pool: its text, and whether it is UTF-8 (for text with
 /// only Latin-1 characters: an upgraded string, which Perl keeps flagged).
@@ -50,19 +51,6 @@ fn perl_key(i: usize) -> String {
         format!("do {{ my $k = {lit}; utf8::upgrade($k); $k }}")
     } else {
         lit
-    }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
 

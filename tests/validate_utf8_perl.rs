@@ -13,6 +13,7 @@ use sereal::{
     decode, encode, from_slice, from_slice_with, Decoder, DecoderOptions, ErrorKind, Value,
 };
 mod common;
+use common::Rng;
 
 fn validating() -> DecoderOptions {
     DecoderOptions::new().validate_utf8(true)
@@ -74,21 +75,6 @@ fn extended(cp: u128, len: usize) -> Vec<u8> {
     out
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The length of the shortest form of code point `cp`.
 fn shortest(cp: u128) -> usize {
     let ends = [
@@ -123,16 +109,16 @@ fn random_strings(n: usize) -> Vec<Vec<u8>> {
                     1 => s.push(0x80 | rng.below(0x40) as u8),
                     k => {
                         // a bound: 2^j for j up to 72, then a step either way
-                        let cp = (1u128 << rng.below(73)) + u128::from(rng.below(3)) - 1;
+                        let cp = (1u128 << rng.below(73)) + rng.below(3) as u128 - 1;
                         let len = if k < 9 {
                             shortest(cp)
                         } else {
-                            LENS[rng.below(8) as usize]
+                            LENS[rng.below(8)]
                         };
                         let cp = cp & ((1u128 << (6 * (len - 1) + 7)) - 1);
                         let mut b = extended(cp, len);
                         if rng.below(10) == 0 {
-                            b.truncate(rng.below(b.len() as u64) as usize);
+                            b.truncate(rng.below(b.len()));
                         }
                         s.extend(b);
                     }
@@ -275,8 +261,8 @@ fn serde_targets_of_a_surrogate() {
             Value::bytes(b"\xed\xa0\x80")
         );
         assert_eq!(
-            from_slice_with::<serde_bytes_like::Raw>(&surrogate, opts.clone()).unwrap(),
-            serde_bytes_like::Raw(b"\xed\xa0\x80".to_vec())
+            from_slice_with::<common::Raw>(&surrogate, opts.clone()).unwrap(),
+            common::Raw(b"\xed\xa0\x80".to_vec())
         );
     }
     assert_eq!(
@@ -285,29 +271,4 @@ fn serde_targets_of_a_surrogate() {
     );
     let e = from_slice_with::<Value>(&overlong, validating()).unwrap_err();
     assert_eq!((e.kind(), e.offset()), (&ErrorKind::InvalidUtf8, Some(8)));
-}
-
-mod serde_bytes_like {
-    /// Bytes as a serde target that asks for bytes.
-    #[derive(Debug, PartialEq)]
-    pub struct Raw(pub Vec<u8>);
-
-    impl<'de> serde::Deserialize<'de> for Raw {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
-            struct V;
-            impl serde::de::Visitor<'_> for V {
-                type Value = Raw;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("bytes")
-                }
-                fn visit_bytes<E>(self, v: &[u8]) -> Result<Raw, E> {
-                    Ok(Raw(v.to_vec()))
-                }
-                fn visit_str<E>(self, v: &str) -> Result<Raw, E> {
-                    Ok(Raw(v.as_bytes().to_vec()))
-                }
-            }
-            d.deserialize_bytes(V)
-        }
-    }
 }

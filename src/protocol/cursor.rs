@@ -93,12 +93,21 @@ impl<B: AsRef<[u8]>> Cursor<B> {
     /// ```
     #[inline]
     pub fn charge(&mut self, bytes: usize, what: &str, at: usize) -> Result<()> {
+        if self.take_memory(bytes) {
+            return Ok(());
+        }
+        Err(self.over_memory(bytes, what, at))
+    }
+
+    /// Counts `bytes` if they are left.
+    #[inline(always)]
+    fn take_memory(&mut self, bytes: usize) -> bool {
         match self.memory.checked_sub(bytes) {
             Some(left) => {
                 self.memory = left;
-                Ok(())
+                true
             }
-            None => Err(self.over_memory(bytes, what, at)),
+            None => false,
         }
     }
 
@@ -106,13 +115,10 @@ impl<B: AsRef<[u8]>> Cursor<B> {
     /// error names.
     #[inline]
     pub(crate) fn charge_tag(&mut self, bytes: usize, t: u8, at: usize) -> Result<()> {
-        match self.memory.checked_sub(bytes) {
-            Some(left) => {
-                self.memory = left;
-                Ok(())
-            }
-            None => Err(self.over_memory_tag(bytes, t, at)),
+        if self.take_memory(bytes) {
+            return Ok(());
         }
+        Err(self.over_memory_tag(bytes, t, at))
     }
 
     #[cold]

@@ -146,3 +146,48 @@ pub const PERL_STRUCTURES: &str = r#"
       my $h = { a => [[$o]], b => $o }; weaken($h->{a}[0][0]); push @again, $h; }
     { my @sparse; $sparse[3] = 1; push @again, [\@sparse, [\@sparse]]; }
 "#;
+
+/// A small deterministic generator (xorshift) for the random tests.
+#[allow(dead_code)]
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Bytes as a serde target that asks for bytes (and takes text as its
+/// bytes).
+#[allow(dead_code)]
+#[derive(Debug, PartialEq)]
+pub struct Raw(pub Vec<u8>);
+
+impl<'de> serde::Deserialize<'de> for Raw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Raw;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Raw, E> {
+                Ok(Raw(v.to_vec()))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Raw, E> {
+                Ok(Raw(v.as_bytes().to_vec()))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
