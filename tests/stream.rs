@@ -539,6 +539,25 @@ fn limits_are_enforced_as_the_bytes_arrive() {
         &ErrorKind::Truncated
     );
 
+    // The short forms are refused at their tag too, not once complete:
+    // ARRAYREF_4 of four 100-byte strings, HASHREF_2 of two entries.
+    let mut body = vec![0x44];
+    for _ in 0..4 {
+        body.extend_from_slice(&[0x26, 100]);
+        body.extend_from_slice(&[b's'; 100]);
+    }
+    let short = v5(&body);
+    let three = Decoder::new(DecoderOptions::new().max_num_array_entries(3));
+    let (e, fed) = push_bytewise(&three, &short);
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)), "{e}");
+    assert_eq!((e.offset(), fed), (Some(6), 7));
+    assert_eq!(Err::<Document, _>(e), three.decode(&short));
+    let pairs = v5(b"\x52\x61a\x01\x61b\x02");
+    let one = Decoder::new(DecoderOptions::new().max_num_hash_entries(1));
+    let (e, fed) = push_bytewise(&one, &pairs);
+    assert_eq!((e.offset(), fed), (Some(6), 7), "{e}");
+    assert_eq!(Err::<Document, _>(e), one.decode(&pairs));
+
     // Strings and hashes too.
     let s = v5(&[0x26, 0xff, 0xff, 0x03]);
     let short = Decoder::new(DecoderOptions::new().max_string_length(10));
