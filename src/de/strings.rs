@@ -62,7 +62,9 @@ impl<'de> Deserializer<'de> {
         };
         let at = self.cur.pos();
         let r = self.cur.take(len)?;
-        self.cur.charge(memory::string(len), "a string", at)?;
+        if len > memory::INLINE {
+            self.cur.charge_tag(len, t, at)?;
+        }
         Ok(Some((r, t == tag::STR_UTF8)))
     }
 

@@ -60,16 +60,6 @@ pub const NODE: usize = 72;
 /// Strings up to this long are kept inline, and count nothing of their own.
 pub const INLINE: usize = 22;
 
-/// The bytes counted for a string of `len` bytes.
-#[inline(always)]
-pub(crate) fn string(len: usize) -> usize {
-    if len > INLINE {
-        len
-    } else {
-        0
-    }
-}
-
 /// The bytes counted for the entries of a hash of `n` entries.
 #[inline(always)]
 pub(crate) fn entries(n: usize) -> usize {

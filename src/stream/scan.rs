@@ -514,7 +514,8 @@ impl Scanner {
             )),
             Then::Str => {
                 self.skip(n, o)?;
-                self.charge(memory::string(saturate(n.into())) as u128, at, o)
+                let long = n > memory::INLINE as u64;
+                self.charge(if long { u128::from(n) } else { 0 }, at, o)
             }
             Then::Array | Then::Hash => {
                 let (what, limit) = match then {
