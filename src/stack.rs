@@ -11,7 +11,7 @@
 //! ([`Stack::lazy`]) takes its first 8 KiB below that call without asking
 //! for the thread's limit: the code calling into the crate is taken to have
 //! that much stack free, as it has for any call; a walk handed to the
-//! caller ([`Stack::unplaced`]) asks at its first level.
+//! caller asks at its first level.
 
 /// Room kept free below the deepest check: more than any single level of the
 /// crate's walks uses between two checks, in any build profile.
@@ -48,14 +48,6 @@ impl Stack {
         Stack {
             floor: here().saturating_sub(remaining.saturating_sub(RED_ZONE)) & !1,
         }
-    }
-
-    /// A floor found at the first nesting level (odd, as a lazy floor is),
-    /// for a walk that may run on another thread or stack segment than the
-    /// one that built it.
-    #[cfg(feature = "serde")]
-    pub(crate) const fn unplaced() -> Stack {
-        Stack { floor: usize::MAX }
     }
 
     /// A provisional floor a little below the current frame (odd, to say

@@ -150,9 +150,7 @@ fn a_deserializer_used_on_another_thread_guards_that_threads_stack() {
     let mut de = std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(SMALL_STACK)
-            .spawn_scoped(s, || {
-                sereal::Deserializer::from_slice_with(&doc, opts).unwrap()
-            })
+            .spawn_scoped(s, || sereal::Deserializer::from_slice_with(&doc, opts))
             .unwrap()
             .join()
             .unwrap()

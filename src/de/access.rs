@@ -22,7 +22,7 @@ macro_rules! forward {
     };
 }
 
-impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+impl<'de> de::Deserializer<'de> for &mut Body<'de> {
     type Error = Error;
 
     /// As [`Serializer`](crate::Serializer): the compact forms, so what this
@@ -120,7 +120,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 }
 
 pub(super) struct Elements<'a, 'de> {
-    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) de: &'a mut Body<'de>,
     pub(super) left: usize,
 }
 
@@ -143,7 +143,7 @@ impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
 }
 
 pub(super) struct Entries<'a, 'de> {
-    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) de: &'a mut Body<'de>,
     pub(super) left: usize,
 }
 
@@ -173,7 +173,7 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
 /// key types parse them (the serializer writes such keys as their text);
 /// other types read the string.
 pub(super) struct MapKey<'a, 'de> {
-    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) de: &'a mut Body<'de>,
 }
 
 impl<'de> MapKey<'_, 'de> {
@@ -298,7 +298,7 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
 /// An enum: a string names a unit variant; a one-key hash names a variant
 /// and holds its content.
 pub(super) struct Variant<'a, 'de> {
-    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) de: &'a mut Body<'de>,
 }
 
 impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'de> Deserializer<'de> {
+impl<'de> Body<'de> {
     /// Reads one value and hands it to `visitor`. The commonest untracked
     /// scalars (integers, short strings) are read here; the rest, and
     /// these when cut short, by `parse_item`. What is read here is not
@@ -256,6 +256,7 @@ impl<'de> Deserializer<'de> {
                         return Err(self.cur.error_at(ErrorKind::Invalid(m), at));
                     }
                     let back = self.cur.pos();
+                    self.far = self.far.max(back);
                     self.cur.set_pos(p);
                     // Read as the tracked item it is: a container takes
                     // its level again, a scalar none.
@@ -382,7 +383,28 @@ impl<'de> Deserializer<'de> {
                 self.budget = left;
                 Ok(())
             }
-            None => Err(self.cur.error_at(too_expanded(), at)),
+            None => self.grow_budget(n, at),
+        }
+    }
+
+    /// Charges `n` tags the budget left cannot pay: an open body's budget
+    /// grows with the bytes read (the furthest position read, where a
+    /// back-reference left the walk, or the current one).
+    #[cold]
+    #[inline(never)]
+    fn grow_budget(&mut self, n: usize, at: usize) -> Result<()> {
+        let due = tag_budget(self.far.max(self.cur.pos()));
+        let more = due.saturating_sub(self.granted);
+        self.granted = due.max(self.granted);
+        match (self.budget + more).checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => {
+                self.budget += more;
+                Err(self.cur.error_at(too_expanded(), at))
+            }
         }
     }
 }

@@ -41,12 +41,14 @@ mod access;
 mod item;
 mod read;
 mod root;
+mod stream;
 mod strings;
 
 use access::{Elements, Entries};
 use read::Options;
 pub use read::{from_reader, from_reader_with, from_slice, from_slice_with, from_value};
 use root::Root;
+pub use stream::{Deserializer, IoRead, SliceRead, StreamDeserializer};
 
 /// How a value is wanted: what conversions Perl's data may need.
 #[derive(Clone, Copy, PartialEq)]
@@ -61,35 +63,10 @@ enum Want {
     Bool,
 }
 
-/// A serde deserializer over one Sereal document.
-///
-/// A weak reference to an item that is being read (one on the path from
-/// the document's root to the weak reference: Perl's child-to-parent link,
-/// `weaken($p->{kid}{up})`) reads as undef, which the target type takes as
-/// it takes a missing value: `None` for an `Option`, `()` for a unit, undef
-/// for a [`Value`](crate::Value), an ignored field skipped. A weak reference
-/// to any other item reads as that item, as a strong one does. (A strong
-/// reference back into the path is a cycle that no tree type can hold: it
-/// is an error.)
-///
-/// Hash keys are strings in Sereal; a map whose key type is an integer
-/// (any width), a float, `bool` or `char` parses them, as the serializer
-/// writes them (`"1"`, `"true"`, `"x"`).
-///
-/// Errors carry the offset of the defect, or of the value being read when
-/// the target type refused it, as [`sereal::decode`](crate::decode)
-/// reports them: document offsets, or for a compressed document offsets in
-/// the decompressed body (which the error's message says).
-///
-/// ```
-/// use serde::Deserialize;
-/// #[derive(Deserialize, Debug, PartialEq)]
-/// struct User<'a> { id: u32, name: &'a str }
-/// let doc = sereal::encode(&sereal::Value::hash([("id", sereal::Value::from(7)), ("name", "ann".into())])).unwrap();
-/// let user: User = sereal::from_slice(&doc).unwrap();
-/// assert_eq!(user, User { id: 7, name: "ann" });
-/// ```
-pub struct Deserializer<'de> {
+/// The reader of one document's body: the serde `Deserializer` that
+/// target types and their fields, elements and entries are read through.
+/// ([`Deserializer`] frames documents and hands each body to one.)
+pub(crate) struct Body<'de> {
     // the body, its offset shift, where its errors count from and the depth
     cur: Cursor<Cow<'de, [u8]>>,
     // for a compressed document followed by more input, where its frame
@@ -99,15 +76,20 @@ pub struct Deserializer<'de> {
     // could otherwise expand exponentially. A container pays for its
     // elements when it starts (so the scalars among them are read without
     // a charge), and every other tag for itself: a nested container is
-    // charged twice, which the budget allows for.
+    // charged twice, which the budget allows for. The budget granted in
+    // all is 128 tags per body byte and 2^17 more; for an open body (see
+    // `Framed::open`) the bytes are those up to the furthest read, `far`,
+    // so the budget grows as the read goes on.
     budget: usize,
+    granted: usize,
+    far: usize,
     opts: Limits,
     stack: Stack,
     // made at the first tracked item, class name or hash key COPY
     seen: Rare<Seen>,
 }
 
-/// A document's body as [`Deserializer::framed`] finds it.
+/// A document's body as [`Body::framed`] finds it.
 struct Framed<'de> {
     body: Cow<'de, [u8]>,
     // the body offset of its first byte
@@ -118,6 +100,9 @@ struct Framed<'de> {
     in_body: bool,
     // where a compressed frame followed by more input ends (0: none)
     trailing_at: usize,
+    // the body runs on past the document (a raw body in a stream of
+    // documents): the document ends where its value does
+    open: bool,
 }
 
 /// The decoder options that apply once the body is framed.
@@ -212,7 +197,7 @@ struct KeyRef {
     text: bool,
 }
 
-impl HasStack for Deserializer<'_> {
+impl HasStack for Body<'_> {
     fn stack(&mut self) -> &mut Stack {
         &mut self.stack
     }
@@ -236,65 +221,60 @@ impl<'de> Framed<'de> {
             base: len,
             in_body: false,
             trailing_at: 0,
+            open: false,
         }
     }
 
     /// The body of any other document: its header parsed, its compressed
     /// frame inflated.
-    fn parsed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
+    fn parsed(input: &'de [u8], opts: &DecoderOptions, held: usize) -> Result<Framed<'de>> {
         let header = Header::parse(input)?;
-        let (body, shift, frame_end) = frame(opts, input, &header, 0)?;
+        let (body, shift, frame_end) = frame(opts, input, &header, held)?;
         Ok(Framed {
             body,
             shift,
             base: if frame_end.is_some() { 0 } else { header.len },
             in_body: frame_end.is_some(),
             trailing_at: frame_end.filter(|&end| end != input.len()).unwrap_or(0),
+            open: false,
         })
     }
 }
 
-impl<'de> Deserializer<'de> {
-    /// A deserializer for the document `input`, with `opts`' limits.
-    #[inline(always)]
-    pub fn from_slice_with(input: &'de [u8], opts: DecoderOptions) -> Result<Deserializer<'de>> {
-        // The caller may use it on another thread: its stack floor is
-        // found where it is first needed.
-        let framed = Deserializer::framed(input, &opts)?;
-        Ok(Deserializer::over(framed, &opts, Stack::unplaced()))
-    }
-
+impl<'de> Body<'de> {
     /// The body of the document `input`.
     #[inline(always)]
-    fn framed(input: &'de [u8], opts: &DecoderOptions) -> Result<Framed<'de>> {
+    fn framed(input: &'de [u8], opts: &DecoderOptions, held: usize) -> Result<Framed<'de>> {
         // The input is the document: refused before it is read.
         document_size_check(opts, input.len())?;
         match Header::raw_len(input) {
             Some(len) => Ok(Framed::raw(input, len)),
-            None => Framed::parsed(input, opts),
+            None => Framed::parsed(input, opts, held),
         }
     }
 
-    /// A deserializer over a framed body, whose walk starts from `stack`.
+    /// A deserializer over a framed body, whose walk starts from `stack`,
+    /// for a read that holds `held` bytes of `max_memory` already.
     #[inline(always)]
-    fn over(f: Framed<'de>, opts: &DecoderOptions, stack: Stack) -> Deserializer<'de> {
+    fn over(f: Framed<'de>, opts: &DecoderOptions, stack: Stack, held: usize) -> Body<'de> {
         // A decompressed body is held while the value is built.
         let held = match &f.body {
-            Cow::Owned(b) => b.len(),
-            Cow::Borrowed(_) => 0,
+            Cow::Owned(b) => held.saturating_add(b.len()),
+            Cow::Borrowed(_) => held,
         };
         // No body is near 2^56 bytes (no address space holds one), so in 64
         // bits neither step overflows (the wrapping add only spares the
         // arithmetic a check); a 32-bit target's budget saturates.
-        let budget = ((f.body.len() as u64) << 7).wrapping_add(1 << 17);
-        let budget = usize::try_from(budget).unwrap_or(usize::MAX);
-        Deserializer {
+        let budget = tag_budget(if f.open { 0 } else { f.body.len() });
+        Body {
             cur: Cursor::new(f.body, f.shift)
                 .placed_at(f.base, f.in_body)
                 .max_depth(opts.serde_depth())
                 .max_memory(opts.max_memory, held),
             trailing_at: f.trailing_at,
             budget,
+            granted: budget,
+            far: 0,
             opts: Limits {
                 max_num_array_entries: opts.max_num_array_entries,
                 max_num_hash_entries: opts.max_num_hash_entries,
@@ -311,14 +291,21 @@ impl<'de> Deserializer<'de> {
     /// Checks that the whole body was read (and, for a compressed
     /// document, that nothing follows its compressed frame).
     #[inline]
-    pub fn end(&self) -> Result<()> {
-        if self.cur.pos() != self.cur.bytes().len() {
-            return Err(self.cur.error_at(ErrorKind::TrailingData, self.cur.pos()));
-        }
+    fn end(&self) -> Result<()> {
+        self.body_end()?;
         match self.trailing_at {
             0 => Ok(()),
             end => Err(Error::at(ErrorKind::TrailingData, end)),
         }
+    }
+
+    /// Checks that the whole body was read.
+    #[inline]
+    fn body_end(&self) -> Result<()> {
+        if self.cur.pos() != self.cur.bytes().len() {
+            return Err(self.cur.error_at(ErrorKind::TrailingData, self.cur.pos()));
+        }
+        Ok(())
     }
 
     #[inline]
@@ -514,6 +501,16 @@ impl<'de> Deserializer<'de> {
         }
         false
     }
+}
+
+/// The tags a body of `len` bytes may read in all.
+#[inline(always)]
+fn tag_budget(len: usize) -> usize {
+    // No body is near 2^56 bytes (no address space holds one), so in 64
+    // bits neither step overflows (the wrapping add only spares the
+    // arithmetic a check); a 32-bit target's budget saturates.
+    let budget = ((len as u64) << 7).wrapping_add(1 << 17);
+    usize::try_from(budget).unwrap_or(usize::MAX)
 }
 
 /// The value of a plain `DOUBLE` at the start of `b`.

@@ -75,7 +75,7 @@ fn deserialize_parsed<'de, T: de::Deserialize<'de>>(
     input: &'de [u8],
     opts: &DecoderOptions,
 ) -> Result<T> {
-    let mut de = Deserializer::over(Framed::parsed(input, opts)?, opts, Stack::lazy());
+    let mut de = Body::over(Framed::parsed(input, opts, 0)?, opts, Stack::lazy(), 0);
     let v = T::deserialize(&mut de).map_err(|e| de.cur.place(e, 0))?;
     de.end()?;
     Ok(v)

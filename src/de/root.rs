@@ -14,7 +14,7 @@ use super::*;
 pub(super) struct Root<'de, 'r, O> {
     pub(super) input: &'de [u8],
     pub(super) opts: O,
-    pub(super) de: &'r mut Option<Deserializer<'de>>,
+    pub(super) de: &'r mut Option<Body<'de>>,
 }
 
 /// Where the body starts.
@@ -29,11 +29,12 @@ impl<'de, O: Options> Root<'de, '_, O> {
     /// Reads by `f` with the whole deserializer, built in the caller's
     /// slot.
     #[inline(always)]
-    fn read<R>(self, f: impl FnOnce(&mut Deserializer<'de>) -> Result<R>) -> Result<R> {
-        f(self.de.insert(Deserializer::over(
+    fn read<R>(self, f: impl FnOnce(&mut Body<'de>) -> Result<R>) -> Result<R> {
+        f(self.de.insert(Body::over(
             Framed::raw(self.input, LEN),
             self.opts.get(),
             Stack::lazy(),
+            0,
         )))
     }
 

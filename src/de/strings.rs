@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'de> Deserializer<'de> {
+impl<'de> Body<'de> {
     pub(super) fn string<V: Visitor<'de>>(
         &mut self,
         visitor: V,

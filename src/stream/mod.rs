@@ -66,6 +66,16 @@ mod scan;
 pub(crate) use scan::key_positions;
 use scan::{Scan, Scanner};
 
+/// What [`Incremental::ready`] found of the next document.
+pub(crate) enum Ready {
+    /// Its bytes, scanned to their end, are the first this many.
+    Scanned(usize),
+    /// The scanner refused it (with its error, when the decoder may find
+    /// only that the bytes end early), or only the end of the input ends
+    /// it: the decoder reads this many bytes to tell.
+    Refused(usize, Option<Error>),
+}
+
 /// How much [`ReadDocuments`] asks its reader for at a time.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -180,6 +190,59 @@ impl Incremental {
     /// assert!(inc.next_document().is_none());
     /// ```
     pub fn next_document(&mut self) -> Option<Result<Document>> {
+        let ready = self.ready()?;
+        Some(self.document_from(ready))
+    }
+
+    /// Takes the document `ready` says is next as a graph.
+    pub(crate) fn document_from(&mut self, ready: Ready) -> Result<Document> {
+        self.take(ready, |dec, doc| dec.decode_prefix_held(doc, doc.len()))
+    }
+
+    /// The bytes of the next complete document, as they came (to forward,
+    /// store or route without decoding): `None` as for
+    /// [`next_document`](Self::next_document). The scanner has walked them:
+    /// the header, and for a raw body the tags, with the limits of the
+    /// options; a compressed body is taken by its frame's length, not
+    /// inflated. A document the scanner refuses, or the last bytes at the
+    /// end of the input, are decoded to tell: its error is yielded and the
+    /// stream is over, as with `next_document`.
+    ///
+    /// ```
+    /// use sereal::{encode, stream::Incremental, Value};
+    /// let one = encode(&Value::from("one")).unwrap();
+    /// let two = encode(&Value::array([2])).unwrap();
+    /// let mut inc = Incremental::default();
+    /// inc.feed(&[one.clone(), two.clone()].concat());
+    /// assert_eq!(inc.next_raw().unwrap().unwrap(), &one[..]);
+    /// assert_eq!(inc.next_raw().unwrap().unwrap(), &two[..]);
+    /// assert!(inc.next_raw().is_none());
+    /// ```
+    pub fn next_raw(&mut self) -> Option<Result<&[u8]>> {
+        let ready = self.ready()?;
+        Some(self.raw_from(ready))
+    }
+
+    /// Takes the bytes of the document `ready` says is next.
+    pub(crate) fn raw_from(&mut self, ready: Ready) -> Result<&[u8]> {
+        let at = self.start;
+        let len = match ready {
+            Ready::Scanned(len) => {
+                self.start += len;
+                self.scan.reset();
+                Ok(len)
+            }
+            ready => self.take(ready, |dec, doc| {
+                let (_, used) = dec.decode_prefix_held(doc, doc.len())?;
+                Ok((used, used))
+            }),
+        };
+        len.map(|len| &self.buf[at..at + len])
+    }
+
+    /// Whether the next document is complete, and how to take it; `None`
+    /// when more input is needed or the stream is over.
+    pub(crate) fn ready(&mut self) -> Option<Ready> {
         if self.failed {
             return None;
         }
@@ -187,22 +250,33 @@ impl Incremental {
         let left = doc.len();
         // A document known to be longer than the limits allow is refused
         // (by the scan) before more of it is buffered.
-        let scan = self.scan.run(doc, self.dec.options());
-        match scan {
-            Scan::End(len) => Some(self.decode(len, None)),
-            Scan::Invalid { len, fallback } => Some(self.decode(len, fallback)),
+        match self.scan.run(doc, self.dec.options()) {
+            Scan::End(len) => Some(Ready::Scanned(len)),
+            Scan::Invalid { len, fallback } => Some(Ready::Refused(len, fallback)),
             // At the end of the input the decoder has the last word on what is left.
-            Scan::More if self.finished && left > 0 => Some(self.decode(left, None)),
+            Scan::More if self.finished && left > 0 => Some(Ready::Refused(left, None)),
             Scan::More => None,
         }
     }
 
-    /// Decodes the document in the first `len` bytes from `start`.
-    fn decode(&mut self, len: usize, fallback: Option<Error>) -> Result<Document> {
+    /// Takes the document `ready` says is next by `read`, which is given
+    /// the decoder and the document's bytes (the bytes up to the end of the
+    /// input when the scanner could not end it) and returns what it made of
+    /// them and how many bytes it used. An error is yielded at the stream
+    /// offset of the document (the scanner's, when it saw the defect and
+    /// the decoder only saw the bytes end), and ends the stream.
+    pub(crate) fn take<X>(
+        &mut self,
+        ready: Ready,
+        read: impl FnOnce(&Decoder, &[u8]) -> Result<(X, usize)>,
+    ) -> Result<X> {
+        let (len, fallback) = match ready {
+            Ready::Scanned(len) => (len, None),
+            Ready::Refused(len, fallback) => (len, fallback),
+        };
         let at = self.offset();
-        let doc = &self.buf[self.start..self.start + len];
         // The buffered document is held while it is decoded.
-        match self.dec.decode_prefix_held(doc, len) {
+        match read(&self.dec, &self.buf[self.start..self.start + len]) {
             Ok((v, used)) => {
                 self.start += used;
                 self.scan.reset();
@@ -342,13 +416,34 @@ impl<R: Read> ReadDocuments<R> {
     }
 }
 
-impl<R: Read> Iterator for ReadDocuments<R> {
-    type Item = Result<Document>;
+impl<R: Read> ReadDocuments<R> {
+    /// The bytes of the next complete document, as they came (see
+    /// [`Incremental::next_raw`]); `None` at the end of the input between
+    /// documents, or when the stream is over.
+    ///
+    /// ```
+    /// use sereal::{encode, stream::ReadDocuments, Decoder, Value};
+    /// let doc = encode(&Value::hash([("k", "v")])).unwrap();
+    /// let input = [doc.clone(), doc.clone()].concat();
+    /// let mut docs = ReadDocuments::new(&input[..], Decoder::default());
+    /// while let Some(raw) = docs.next_raw() {
+    ///     assert_eq!(raw.unwrap(), &doc[..]);
+    /// }
+    /// assert_eq!(docs.offset(), input.len());
+    /// ```
+    pub fn next_raw(&mut self) -> Option<Result<&[u8]>> {
+        match self.ready()? {
+            Ok(ready) => Some(self.inc.raw_from(ready)),
+            Err(e) => Some(Err(e)),
+        }
+    }
 
-    fn next(&mut self) -> Option<Result<Document>> {
+    /// Reads until the next document is complete, the input ends, or the
+    /// reader fails; `None` when the stream is over.
+    pub(crate) fn ready(&mut self) -> Option<Result<Ready>> {
         loop {
-            if let Some(doc) = self.inc.next_document() {
-                return Some(doc);
+            if let Some(ready) = self.inc.ready() {
+                return Some(Ok(ready));
             }
             if self.inc.finished || self.inc.failed {
                 return None;
@@ -363,6 +458,22 @@ impl<R: Read> Iterator for ReadDocuments<R> {
                     return Some(Err(Error::io("read", e).or_at(at, false)));
                 }
             }
+        }
+    }
+
+    /// The push decoder the documents are read through.
+    pub(crate) fn incremental(&mut self) -> &mut Incremental {
+        &mut self.inc
+    }
+}
+
+impl<R: Read> Iterator for ReadDocuments<R> {
+    type Item = Result<Document>;
+
+    fn next(&mut self) -> Option<Result<Document>> {
+        match self.ready()? {
+            Ok(ready) => Some(self.inc.document_from(ready)),
+            Err(e) => Some(Err(e)),
         }
     }
 }
