@@ -169,20 +169,36 @@ impl<'de> Deserializer<SliceRead<'de>> {
         Err(Error::at(ErrorKind::TrailingData, pos))
     }
 
-    /// Reads the next document by `read`: its value and where it ends.
-    fn document<X>(&mut self, read: impl FnOnce(&mut Body<'de>) -> Result<X>) -> Result<X> {
+    /// Reads the next document by `read`, which is called once or twice:
+    /// first on the document read open, its end found by the read itself;
+    /// if that fails, again on the document's bytes as the stream scanner
+    /// delimits them, whose read is `from_slice`'s (and whose error is
+    /// the one given).
+    fn document<X>(&mut self, mut read: impl FnMut(&mut Body<'de>) -> Result<X>) -> Result<X> {
+        let r = &mut self.read;
+        if !r.failed {
+            if let Some((v, used)) = attempt(&r.input[r.pos..], &r.opts, false, &mut read) {
+                r.pos += used;
+                return Ok(v);
+            }
+        }
+        self.delimited(read)
+    }
+
+    /// Reads the next document by `read` on its bytes as the stream
+    /// scanner delimits them.
+    fn delimited<X>(&mut self, read: impl FnOnce(&mut Body<'de>) -> Result<X>) -> Result<X> {
         let r = &mut self.read;
         if r.failed {
-            return Err(Error::new(ErrorKind::Invalid(
-                "the stream is over: a document failed before".into(),
-            ))
-            .or_at(r.pos, false));
+            let m = "the stream is over: a document failed before".into();
+            return Err(Error::at(ErrorKind::Invalid(m), r.pos));
         }
         let rest = &r.input[r.pos..];
         if rest.is_empty() {
             return Err(Error::at(ErrorKind::Truncated, r.pos));
         }
-        match open_document(rest, &r.opts, read) {
+        let opts = &r.opts;
+        match Ready::of(rest, opts).read(rest, |doc| closed(doc, opts, 0, read)) {
             Ok((v, used)) => {
                 r.pos += used;
                 Ok(v)
@@ -196,35 +212,21 @@ impl<'de> Deserializer<SliceRead<'de>> {
 }
 
 /// Reads the document at the start of `input`, which may be followed by
-/// more documents, by `read`: its value and its length. A document longer
-/// than `max_document_size` is refused at that offset.
-fn open_document<'de, X>(
+/// more documents, by `read`: its value and its length, when the read
+/// finds them. A raw body is read open (the document ends where its value
+/// does; its tag budget grows with the bytes read); a compressed one is
+/// inflated from its frame and must be read to its end. A `buffered`
+/// document (a stream's) counts its bytes against `max_memory` once its
+/// length is known. Any failure is `None`: the caller reads the document
+/// as the scanner delimits it, which gives `from_slice`'s value or error.
+/// (A read that succeeds here succeeds there, with the same value: its
+/// budgets of tags and of memory are no larger.)
+fn attempt<'de, X>(
     input: &'de [u8],
     opts: &DecoderOptions,
+    buffered: bool,
     read: impl FnOnce(&mut Body<'de>) -> Result<X>,
-) -> Result<(X, usize)> {
-    let max = opts.max_document_size;
-    if max == 0 || input.len() <= max {
-        return read_open(input, opts, read);
-    }
-    // Only the first `max` bytes may be this document's.
-    match read_open(&input[..max], opts, read) {
-        Err(e) if *e.kind() == ErrorKind::Truncated => {
-            let m = format!("document of more than {max} bytes (max_document_size {max})");
-            Err(Error::at(ErrorKind::LimitExceeded(m), max))
-        }
-        r => r,
-    }
-}
-
-/// As [`open_document`], with no limit on the document's size: a raw body
-/// is read open (the document ends where its value does); a compressed
-/// one is inflated from its frame and must be read to its end.
-fn read_open<'de, X>(
-    input: &'de [u8],
-    opts: &DecoderOptions,
-    read: impl FnOnce(&mut Body<'de>) -> Result<X>,
-) -> Result<(X, usize)> {
+) -> Option<(X, usize)> {
     let (framed, end) = match Header::raw_len(input) {
         Some(len) => (
             Framed {
@@ -234,8 +236,8 @@ fn read_open<'de, X>(
             None,
         ),
         None => {
-            let header = Header::parse(input)?;
-            let (body, shift, frame_end) = frame(opts, input, &header, 0)?;
+            let header = Header::parse(input).ok()?;
+            let (body, shift, frame_end) = frame(opts, input, &header, 0).ok()?;
             let framed = Framed {
                 body,
                 shift,
@@ -249,15 +251,34 @@ fn read_open<'de, X>(
     };
     let base = framed.base;
     let mut de = Body::over(framed, opts, Stack::lazy(), 0);
-    let v = read(&mut de).map_err(|e| de.cur.place(e, 0))?;
+    let v = read(&mut de).ok()?;
     let used = match end {
         Some(end) => {
-            de.body_end()?;
+            de.body_end().ok()?;
             end
         }
         None => base + de.cur.pos(),
     };
-    Ok((v, used))
+    document_size_check(opts, used).ok()?;
+    if buffered {
+        de.cur.charge(used, "the document", 0).ok()?;
+    }
+    Some((v, used))
+}
+
+/// Reads the document of `doc`'s bytes by `read`, as `from_slice` reads
+/// it, for a read that holds `held` bytes of `max_memory` already (a
+/// stream's buffered document): its value and length.
+fn closed<'a, X>(
+    doc: &'a [u8],
+    opts: &DecoderOptions,
+    held: usize,
+    read: impl FnOnce(&mut Body<'a>) -> Result<X>,
+) -> Result<(X, usize)> {
+    let mut de = Body::over(Body::framed(doc, opts, held)?, opts, Stack::lazy(), held);
+    let v = read(&mut de).map_err(|e| de.cur.place(e, 0))?;
+    de.end()?;
+    Ok((v, doc.len()))
 }
 
 impl<R: std::io::Read> Deserializer<IoRead<R>> {
@@ -355,7 +376,7 @@ impl<R: std::io::Read> Deserializer<IoRead<R>> {
 
     /// Reads the next document by `read`, over a copy of its body (the
     /// value read may outlive the buffer).
-    fn document<'de, X>(&mut self, read: impl FnOnce(&mut Body<'de>) -> Result<X>) -> Result<X> {
+    fn delimited<'de, X>(&mut self, read: impl FnOnce(&mut Body<'de>) -> Result<X>) -> Result<X> {
         let ready = match self.read.docs.ready() {
             Some(ready) => ready?,
             None => return Err(Error::at(ErrorKind::Truncated, self.byte_offset())),
@@ -372,23 +393,6 @@ impl<R: std::io::Read> Deserializer<IoRead<R>> {
             Ok((v, doc.len()))
         })
     }
-}
-
-/// Reads the document of `doc`'s bytes (a stream's buffered document,
-/// which counts against `max_memory`) as a `T`.
-fn buffered<'a, T: de::Deserialize<'a>>(
-    doc: &'a [u8],
-    opts: &DecoderOptions,
-) -> Result<(T, usize)> {
-    let mut de = Body::over(
-        Body::framed(doc, opts, doc.len())?,
-        opts,
-        Stack::lazy(),
-        doc.len(),
-    );
-    let v = T::deserialize(&mut de).map_err(|e| de.cur.place(e, 0))?;
-    de.end()?;
-    Ok((v, doc.len()))
 }
 
 impl Incremental {
@@ -408,13 +412,29 @@ impl Incremental {
     /// assert_eq!(inc.next_as::<(String, u32)>().unwrap().unwrap(), ("id".to_string(), 7));
     /// ```
     pub fn next_as<T: de::DeserializeOwned>(&mut self) -> Option<Result<T>> {
+        if let Some(v) = self.attempt() {
+            return Some(Ok(v));
+        }
         let ready = self.ready()?;
         Some(self.deserialize_from(ready))
     }
 
+    /// Reads the next document as a `T` open, before its scan starts, when
+    /// the read finds it complete: the bytes it takes are scanned and read
+    /// once.
+    fn attempt<T: de::DeserializeOwned>(&mut self) -> Option<T> {
+        let rest = self.unscanned()?;
+        let opts = self.decoder().options();
+        let (v, used) = attempt(rest, opts, true, |de| T::deserialize(de))?;
+        self.skip(used);
+        Some(v)
+    }
+
     /// Takes the document `ready` says is next as a `T`.
     fn deserialize_from<T: de::DeserializeOwned>(&mut self, ready: Ready) -> Result<T> {
-        self.take(ready, |dec, doc| buffered(doc, dec.options()))
+        self.take(ready, |dec, doc| {
+            closed(doc, dec.options(), doc.len(), |de| T::deserialize(de))
+        })
     }
 }
 
@@ -432,6 +452,9 @@ impl<R: std::io::Read> ReadDocuments<R> {
     /// assert!(docs.next_as::<Vec<u8>>().is_none());
     /// ```
     pub fn next_as<T: de::DeserializeOwned>(&mut self) -> Option<Result<T>> {
+        if let Some(v) = self.incremental().attempt() {
+            return Some(Ok(v));
+        }
         match self.ready()? {
             Ok(ready) => Some(self.incremental().deserialize_from(ready)),
             Err(e) => Some(Err(e)),
@@ -514,7 +537,7 @@ impl<R: std::io::Read, T: de::DeserializeOwned> Iterator for StreamDeserializer<
 macro_rules! by_document {
     ($($m:ident($($arg:ident: $t:ty),*);)*) => {$(
         fn $m<V: Visitor<'de>>(self, $($arg: $t,)* visitor: V) -> Result<V::Value> {
-            self.document(|de| de.$m($($arg,)* visitor))
+            self.delimited(|de| de.$m($($arg,)* visitor))
         }
     )*};
 }

@@ -76,6 +76,37 @@ pub(crate) enum Ready {
     Refused(usize, Option<Error>),
 }
 
+impl Ready {
+    /// Where the document at the start of `input`, all the input there
+    /// will be, ends.
+    pub(crate) fn of(input: &[u8], o: &DecoderOptions) -> Ready {
+        match Scanner::default().run(input, o) {
+            Scan::End(len) => Ready::Scanned(len),
+            Scan::Invalid { len, fallback } => Ready::Refused(len, fallback),
+            Scan::More => Ready::Refused(input.len(), None),
+        }
+    }
+
+    /// Reads the document this says starts `input` by `read`, given its
+    /// bytes: what it made of them, and the bytes it used. Its error is
+    /// the scanner's when the scanner saw a defect and `read` only saw the
+    /// bytes end.
+    pub(crate) fn read<'a, X>(
+        self,
+        input: &'a [u8],
+        read: impl FnOnce(&'a [u8]) -> Result<(X, usize)>,
+    ) -> Result<(X, usize)> {
+        let (len, fallback) = match self {
+            Ready::Scanned(len) => (len, None),
+            Ready::Refused(len, fallback) => (len, fallback),
+        };
+        read(&input[..len]).map_err(|e| match fallback {
+            Some(f) if *e.kind() == ErrorKind::Truncated => f,
+            _ => e,
+        })
+    }
+}
+
 /// How much [`ReadDocuments`] asks its reader for at a time.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -270,13 +301,10 @@ impl Incremental {
         ready: Ready,
         read: impl FnOnce(&Decoder, &[u8]) -> Result<(X, usize)>,
     ) -> Result<X> {
-        let (len, fallback) = match ready {
-            Ready::Scanned(len) => (len, None),
-            Ready::Refused(len, fallback) => (len, fallback),
-        };
         let at = self.offset();
         // The buffered document is held while it is decoded.
-        match read(&self.dec, &self.buf[self.start..self.start + len]) {
+        let doc = &self.buf[self.start..];
+        match ready.read(doc, |doc| read(&self.dec, doc)) {
             Ok((v, used)) => {
                 self.start += used;
                 self.scan.reset();
@@ -284,13 +312,20 @@ impl Incremental {
             }
             Err(e) => {
                 self.failed = true;
-                let e = match fallback {
-                    Some(f) if *e.kind() == ErrorKind::Truncated => f,
-                    _ => e,
-                };
                 Err(e.shifted(at, false))
             }
         }
+    }
+
+    /// The bytes after the documents taken out, when the scan of the next
+    /// one has not started: a read that finds its end itself may try them.
+    pub(crate) fn unscanned(&self) -> Option<&[u8]> {
+        (self.scan.pos == 0 && !self.failed).then(|| &self.buf[self.start..])
+    }
+
+    /// Takes out the next document, of `len` bytes, which the caller read.
+    pub(crate) fn skip(&mut self, len: usize) {
+        self.start += len;
     }
 
     /// At least how many more bytes the current document needs: 0 when

@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+#[allow(dead_code)]
+pub mod streams;
+
 /// The 14 option profiles of the corpus (tests/corpus/README.md).
 #[allow(dead_code)]
 pub const PROFILES: [&str; 14] = [
