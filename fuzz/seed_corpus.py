@@ -5,7 +5,7 @@ For the `json` target the seeds are the documents' lossless JSON, made by the
 CLI (target/release/sereal: `cargo build --release --bin sereal` first); for
 the `send` and `thaw` targets each document follows the byte that target
 reads its options from (a few values, in turn); `thaw` takes the documents
-of the profiles with FREEZE objects, of both corpora; `stream` takes each record's `srl` and `canon` concatenated
+of the profiles with FREEZE objects, of both corpora; `stream` and `typed_stream` take each record's `srl` and `canon` concatenated
 after the byte that says how the stream is cut (a few values, in turn)."""
 import base64, json, os, subprocess, sys
 root = os.path.dirname(os.path.abspath(__file__))
@@ -22,7 +22,7 @@ for target in sys.argv[1:] or ["decode", "roundtrip"]:
         text = subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
         for line in text.decode().splitlines():
             rec = json.loads(line)
-            if target == "stream":
+            if target in ("stream", "typed_stream"):
                 docs = b"".join(base64.b64decode(rec[k]) for k in ("srl", "canon") if rec.get(k))
                 cut = (0x00, 0x06, 0x0f, 0x90, 0xff)[rec["id"] % 5]
                 with open(os.path.join(out, f"{rec['profile']}-{rec['id']}-pair"), "wb") as f:
