@@ -322,3 +322,207 @@ fn to_value_matches_the_bytes_on_random_shapes() {
         same_as_bytes(&r);
     }
 }
+
+// ---- from_value: the graph read as from_slice reads its bytes ----
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use sereal::{encode, from_slice, from_value, Ref};
+
+/// How a read ended, for comparing the two paths: the value's debug form
+/// (with its flags), or the error's category and, for the kinds that do
+/// not depend on where the bytes put things, the kind.
+fn outcome<T: std::fmt::Debug>(r: sereal::Result<T>) -> String {
+    match r {
+        Ok(v) => format!("ok {v:?}"),
+        Err(e) => match e.kind() {
+            sereal::ErrorKind::DepthExceeded(_)
+            | sereal::ErrorKind::InvalidUtf8
+            | sereal::ErrorKind::Unsupported(_)
+            | sereal::ErrorKind::Borrowed => format!("err {:?}", e.kind()),
+            _ => format!("err {:?}", e.classify()),
+        },
+    }
+}
+
+/// `from_value::<T>(graph)` must give what `from_slice::<T>(bytes)` gives.
+fn agree<T: DeserializeOwned + std::fmt::Debug>(what: &str, graph: &Value, bytes: &[u8]) {
+    let direct = outcome(from_value::<T, _>(graph));
+    let through = outcome(from_slice::<T>(bytes));
+    assert_eq!(
+        direct,
+        through,
+        "{what}: {} from {graph:?}",
+        std::any::type_name::<T>()
+    );
+}
+
+/// As [`agree`], for enum targets, where only success and failure must
+/// agree: a variant with content named without it (a string, an integer)
+/// fails in both, but the byte deserializer reads the item after it as
+/// the content and fails on what follows (an `Eof`, say), where the graph
+/// has no item after it.
+fn agree_enum<T: DeserializeOwned + std::fmt::Debug>(what: &str, graph: &Value, bytes: &[u8]) {
+    let direct = from_value::<T, _>(graph);
+    let through = from_slice::<T>(bytes);
+    let name = std::any::type_name::<T>();
+    match (&direct, &through) {
+        (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{what}: {name}"),
+        (Err(_), Err(_)) => {}
+        _ => panic!("{what}: {name} from {graph:?}: {direct:?} != {through:?}"),
+    }
+}
+
+/// The targets every graph is read into.
+fn agree_all(what: &str, graph: &Value, bytes: &[u8]) {
+    agree::<Value>(what, graph, bytes);
+    agree::<serde_json::Value>(what, graph, bytes);
+    agree::<IgnoredAny>(what, graph, bytes);
+    agree::<Option<Vec<Option<String>>>>(what, graph, bytes);
+    agree::<Vec<Option<Value>>>(what, graph, bytes);
+    agree::<BTreeMap<String, Option<Value>>>(what, graph, bytes);
+    agree::<BTreeMap<i64, Value>>(what, graph, bytes);
+    agree::<Vec<bool>>(what, graph, bytes);
+    agree::<(Option<u8>, Option<String>)>(what, graph, bytes);
+    agree::<common::Raw>(what, graph, bytes);
+    agree_enum::<Vec<Shape>>(what, graph, bytes);
+    agree_enum::<Option<Shape>>(what, graph, bytes);
+}
+
+/// Every document of every corpus profile: decoded to a graph and read
+/// from it, it reads as its bytes do.
+#[test]
+fn from_value_reads_every_corpus_document_as_its_bytes() {
+    let mut compared = 0;
+    for p in common::PROFILES {
+        let cases = sereal::conformance::read_cases(&common::corpus(p)).unwrap();
+        for case in cases {
+            let Some(doc) = case.srl else { continue };
+            let Ok(graph) = decode(&doc) else { continue };
+            let what = format!("{p} case {} ({})", case.id, case.name);
+            agree::<Value>(&what, &graph, &doc);
+            agree::<serde_json::Value>(&what, &graph, &doc);
+            agree::<IgnoredAny>(&what, &graph, &doc);
+            agree::<Option<Value>>(&what, &graph, &doc);
+            agree::<Vec<Option<serde_json::Value>>>(&what, &graph, &doc);
+            compared += 1;
+        }
+    }
+    assert!(compared > 14 * 1000, "{compared}");
+}
+
+/// A random graph: scalars of every kind, shared nodes, scalar cells,
+/// aliases, weak references, objects and cycles.
+fn random_graph(rng: &mut Rng, depth: usize, pool: &mut Vec<Ref>) -> Value {
+    let leaf = depth > 5 || rng.below(3) == 0;
+    if leaf {
+        return match rng.below(16) {
+            0 => Value::Undef,
+            1 => Value::CanonicalUndef,
+            2 => Value::Bool(rng.below(2) == 0),
+            3 => [Value::True, Value::False][rng.below(2)].clone(),
+            4 => Value::Int(rng.next() as i64 >> rng.below(64)),
+            5 => Value::UInt(rng.next()),
+            6 => Value::Float(f32::from_bits(rng.next() as u32)),
+            7 => Value::Double([0.5, 0.1, 1.0, -7.0, 1e300][rng.below(5)]),
+            8 => Value::from(["", "0", "1", "A", "Dot", "true"][rng.below(6)]),
+            9 => Value::utf8(["é", "Circle", "x"][rng.below(3)]),
+            10 => Value::Utf8(sereal::Str::new(b"\xff\xfe")),
+            11 => Value::bytes([0xffu8, 0]),
+            12 => Value::Int(rng.below(3) as i64),
+            13 => Value::LongDouble(Box::new([7; 16])),
+            14 if !pool.is_empty() => Value::weak(&pool[rng.below(pool.len())]),
+            _ => Value::Undef,
+        };
+    }
+    let node = match rng.below(10) {
+        0..=2 => {
+            let n = rng.below(4);
+            Ref::array(
+                (0..n)
+                    .map(|_| random_graph(rng, depth + 1, pool))
+                    .collect::<Vec<_>>(),
+            )
+        }
+        3..=5 => {
+            let keys = ["A", "Circle", "1", "-2", "true", "é", "x"];
+            let mut h = sereal::Hash::new();
+            for _ in 0..rng.below(4) {
+                h.insert(
+                    keys[rng.below(keys.len())],
+                    random_graph(rng, depth + 1, pool),
+                );
+            }
+            Ref::hash(h)
+        }
+        6 | 7 => Ref::scalar(random_graph(rng, depth + 1, pool)),
+        8 => Ref::regexp("a+", "i"),
+        _ if !pool.is_empty() => pool[rng.below(pool.len())].clone(),
+        _ => Ref::array(vec![Value::Undef]),
+    };
+    if rng.below(8) == 0 {
+        node.bless("Obj");
+    }
+    if rng.below(3) == 0 {
+        pool.push(node.clone());
+    }
+    match rng.below(8) {
+        0 => Value::Alias(node),
+        1 => Value::Weak(node.downgrade()),
+        _ => Value::Ref(node),
+    }
+}
+
+/// Closes some cycles: a pooled container gets a reference (strong or
+/// weak) to another pooled node.
+fn close_cycles(rng: &mut Rng, pool: &[Ref]) {
+    for _ in 0..rng.below(3) {
+        let (a, b) = (&pool[rng.below(pool.len())], &pool[rng.below(pool.len())]);
+        let link = if rng.below(2) == 0 {
+            Value::Ref(b.clone())
+        } else {
+            Value::weak(b)
+        };
+        if let Ok(mut body) = a.body_mut() {
+            match &mut *body {
+                sereal::Body::Array(items) => items.push(link),
+                sereal::Body::Hash(h) => {
+                    h.insert("up", link);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn from_value_matches_from_slice_on_random_graphs() {
+    let mut rng = Rng(0x0dd_ba11_cafe_f00d);
+    let mut rewritten = 0;
+    for i in 0..4_000 {
+        let mut pool = Vec::new();
+        let graph = random_graph(&mut rng, 0, &mut pool);
+        if !pool.is_empty() {
+            close_cycles(&mut rng, &pool);
+        }
+        let what = format!("graph {i}");
+        match encode(&graph) {
+            // A node only weak references reach would be freed by Perl:
+            // the encoder makes its last weak reference strong, and the
+            // bytes then mean another graph (the decoded one), which the
+            // graph itself cannot say.
+            Ok(bytes) => match decode(&bytes) {
+                Ok(back) if back != graph => {
+                    rewritten += 1;
+                    agree_all(&what, &back, &bytes);
+                }
+                _ => agree_all(&what, &graph, &bytes),
+            },
+            Err(e) => assert!(from_value::<IgnoredAny, _>(&graph).is_err(), "{what}: {e}"),
+        }
+        graph.dismantle();
+        for r in &pool {
+            Value::Ref(r.clone()).dismantle();
+        }
+    }
+    assert!(rewritten < 1_200, "{rewritten} graphs the encoding rewrote");
+}

@@ -42,6 +42,7 @@ mod item;
 mod read;
 mod root;
 mod strings;
+mod value;
 
 use access::{Elements, Entries};
 use read::Options;
