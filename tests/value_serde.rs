@@ -526,3 +526,262 @@ fn from_value_matches_from_slice_on_random_graphs() {
     }
     assert!(rewritten < 1_200, "{rewritten} graphs the encoding rewrote");
 }
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Typed {
+    id: u32,
+    name: String,
+    nick: Option<String>,
+    gone: Option<u8>,
+    shape: Shape,
+    shapes: Vec<Shape>,
+    by_id: BTreeMap<u16, String>,
+    by_flag: BTreeMap<bool, char>,
+    by_char: BTreeMap<char, f64>,
+    truths: Vec<bool>,
+    ratio: f32,
+    whole: i64,
+}
+
+#[test]
+fn from_value_reads_derived_types_with_perls_conventions() {
+    let v = Value::hash([
+        ("id", Value::from(7)),
+        ("name", Value::bytes("ann")),
+        ("nick", Value::utf8("é")),
+        ("gone", Value::Undef),
+        ("shape", Value::from("Dot")),
+        (
+            "shapes",
+            Value::array([
+                Value::hash([("Circle", Value::Double(2.5))]),
+                Value::hash([("Pair", Value::array([Value::from(-1), Value::from("p")]))]),
+                Value::hash([(
+                    "Rect",
+                    Value::hash([("w", Value::from(1)), ("h", Value::Double(2.0))]),
+                )]),
+                // through a reference to a scalar cell
+                Value::scalar_ref(Value::from("Dot")),
+            ]),
+        ),
+        ("by_id", Value::hash([("1", "one"), ("65535", "max")])),
+        ("by_flag", Value::hash([("true", "t"), ("0", "f")])),
+        ("by_char", Value::hash([("x", 1.5)])),
+        (
+            "truths",
+            Value::array([
+                Value::from(0),
+                Value::from(1),
+                Value::from(""),
+                Value::from("0"),
+                Value::from("1"),
+                Value::True,
+                Value::Bool(false),
+            ]),
+        ),
+        ("ratio", Value::Float(0.25)),
+        // an integral float into an integer
+        ("whole", Value::Double(-3.0)),
+    ]);
+    let direct: Typed = from_value(&v).unwrap();
+    let through: Typed = from_slice(&encode(&v).unwrap()).unwrap();
+    assert_eq!(direct, through);
+    assert_eq!(direct.nick.as_deref(), Some("é"));
+    assert_eq!(direct.gone, None);
+    assert_eq!(
+        direct.truths,
+        [false, true, false, false, true, true, false]
+    );
+    assert_eq!(direct.by_id[&65535], "max");
+    assert_eq!(direct.shapes[2], Shape::Rect { w: 1, h: 2 });
+    assert_eq!(direct.whole, -3);
+    // refusals, each as the bytes refuse
+    for (field, bad) in [
+        ("id", Value::from(-1)),
+        ("id", Value::Double(1.5)),
+        ("name", Value::Utf8(sereal::Str::new(b"\xff"))),
+        ("truths", Value::array([Value::from(2)])),
+        ("truths", Value::array([Value::from("yes")])),
+        ("by_id", Value::hash([("x", "no")])),
+        ("by_id", Value::hash([("70000", "no")])),
+        ("shape", Value::hash([("Dot", 1), ("Circle", 2)])),
+        ("shape", Value::from("Hexagon")),
+        ("shape", Value::hash([("Dot", Value::Undef)])),
+    ] {
+        let mut h = v.as_hash().unwrap().clone();
+        h.insert(field, bad.clone());
+        let v = Value::from(h);
+        let what = format!("{field} = {bad:?}");
+        assert!(from_value::<Typed, _>(&v).is_err(), "{what}");
+        assert!(from_slice::<Typed>(&encode(&v).unwrap()).is_err(), "{what}");
+        agree::<Typed>(&what, &v, &encode(&v).unwrap());
+    }
+}
+
+/// Perl's `my $p = {name => "p"}; $p->{kid} = {up => $p}`, weakened or
+/// not.
+fn parent_child(weak: bool) -> (Ref, Value) {
+    let p = Ref::hash([("name", Value::from("p"))].into_iter().collect());
+    let up = if weak {
+        Value::weak(&p)
+    } else {
+        Value::from(&p)
+    };
+    p.hash_mut()
+        .unwrap()
+        .insert("kid", Value::hash([("up", up)]));
+    (p.clone(), Value::Ref(p))
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Parent {
+    name: String,
+    kid: Kid,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Kid {
+    up: Option<Box<Parent>>,
+}
+
+#[test]
+fn a_weak_reference_back_into_the_path_reads_as_none_and_a_strong_one_fails() {
+    let (p, v) = parent_child(true);
+    let bytes = encode(&v).unwrap();
+    let direct: Parent = from_value(&v).unwrap();
+    assert_eq!(direct, from_slice::<Parent>(&bytes).unwrap());
+    assert_eq!(direct.kid.up, None);
+    agree_all("weak parent", &v, &bytes);
+    // read from the kid, the parent is not on the path: it is read
+    // through, and its strong reference to the kid closes a cycle
+    let kid = p.as_hash().unwrap().get("kid").unwrap().clone();
+    assert!(from_value::<Kid, _>(&kid).is_err());
+    agree_all("from the kid", &kid, &encode(&kid).unwrap());
+    drop((kid, p));
+
+    let (p, v) = parent_child(false);
+    let bytes = encode(&v).unwrap();
+    let e = from_value::<Parent, _>(&v).unwrap_err();
+    assert!(e.to_string().contains("strong cycle"), "{e}");
+    assert!(from_slice::<Parent>(&bytes).is_err());
+    agree_all("strong parent", &v, &bytes);
+    v.dismantle();
+    drop(p);
+
+    // a hash that holds itself, strongly, then through an alias
+    let h = Ref::hash(sereal::Hash::new());
+    h.hash_mut().unwrap().insert("me", Value::from(&h));
+    let v = Value::Ref(h.clone());
+    assert!(from_value::<Value, _>(&v).is_err());
+    agree_all("self", &v, &encode(&v).unwrap());
+    v.dismantle();
+}
+
+#[test]
+fn an_exponential_dag_is_refused_quickly() {
+    // 64 levels, each an array referring to the next level twice: 2^64
+    // nodes as a tree
+    let mut level = Ref::array(vec![Value::from(1)]);
+    for _ in 0..64 {
+        level = Ref::array(vec![Value::from(&level), Value::from(&level)]);
+    }
+    let v = Value::Ref(level);
+    let start = std::time::Instant::now();
+    for e in [
+        from_value::<IgnoredAny, _>(&v).unwrap_err(),
+        from_value::<Value, _>(&v).unwrap_err(),
+        from_slice::<IgnoredAny>(&encode(&v).unwrap()).unwrap_err(),
+    ] {
+        match e.kind() {
+            sereal::ErrorKind::LimitExceeded(m) => assert!(m.contains("expands too much"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // sharing that does not expand much reads
+    let shared = Ref::array((0..100).map(Value::from).collect::<Vec<_>>());
+    let v = Value::array((0..500).map(|_| Value::from(&shared)));
+    let both = (
+        from_value::<Vec<Vec<u8>>, _>(&v).map(|x| x.len()),
+        from_slice::<Vec<Vec<u8>>>(&encode(&v).unwrap()).map(|x| x.len()),
+    );
+    assert_eq!((both.0.unwrap(), both.1.unwrap()), (500, 500));
+}
+
+#[test]
+fn nesting_is_limited_as_the_byte_path_limits_it() {
+    for depth in [1, 126, 127, 128, 129, 130, 200, 100_000] {
+        let mut v = Value::from(1);
+        for i in 0..depth {
+            v = match i % 4 {
+                0 => Value::array([v]),
+                1 => Value::hash([("k", v)]),
+                2 => Value::scalar_ref(v),
+                _ => Value::array([Value::Alias(Ref::array(vec![v]))]),
+            };
+        }
+        let direct = from_value::<IgnoredAny, _>(&v);
+        if depth <= 10_000 {
+            let bytes = encode(&v).unwrap();
+            agree_all(&format!("depth {depth}"), &v, &bytes);
+        }
+        if depth >= 200 {
+            assert!(
+                matches!(
+                    direct.unwrap_err().kind(),
+                    sereal::ErrorKind::DepthExceeded(128)
+                ),
+                "{depth}"
+            );
+        }
+    }
+    // on a small thread stack too
+    std::thread::Builder::new()
+        .stack_size(64 << 10)
+        .spawn(|| {
+            let mut v = Value::from(1);
+            for _ in 0..127 {
+                v = Value::hash([("k", v)]);
+            }
+            from_value::<serde_json::Value, _>(&v).unwrap();
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn from_value_takes_a_document_and_its_errors_are_the_crates() {
+    fn first(bytes: &[u8]) -> sereal::Result<String> {
+        let doc = decode(bytes);
+        let v: Vec<String> = from_value(&doc?)?;
+        Ok(v[0].clone())
+    }
+    assert_eq!(first(&to_vec(&["a"]).unwrap()).unwrap(), "a");
+    assert!(first(b"junk").is_err());
+    let e = first(&to_vec(&[1]).unwrap()).unwrap_err();
+    assert_eq!(e.classify(), sereal::Category::Data);
+    // data Sereal cannot carry
+    let v = Value::array([Value::Foreign(sereal::Foreign::new(3u8))]);
+    assert!(encode(&v).is_err());
+    let e = from_value::<IgnoredAny, _>(&v).unwrap_err();
+    assert!(matches!(e.kind(), sereal::ErrorKind::Unsupported(_)), "{e}");
+    // a node borrowed for writing
+    let r = Ref::array(vec![]);
+    let v = Value::from(&r);
+    let _writing = r.body_mut().unwrap();
+    assert_eq!(
+        from_value::<IgnoredAny, _>(&v).unwrap_err().kind(),
+        &sereal::ErrorKind::Borrowed
+    );
+}
+
+#[test]
+fn to_value_then_from_value_gives_the_data_back() {
+    for i in 0..50 {
+        let r = record(i);
+        let v = to_value(&r).unwrap();
+        let back: Record = from_value(&v).unwrap();
+        assert_eq!(back, r);
+    }
+}

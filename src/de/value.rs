@@ -33,9 +33,15 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol;
 use crate::stack::{HasStack, Stack};
 use crate::value::{Body, Key, Ref, Value};
-use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
+use serde::de::{self, DeserializeSeed, IgnoredAny, Visitor};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+
+mod enums;
+pub(super) mod key;
+
+use enums::enum_from;
+use key::MapKey;
 
 /// Reads a `T` from `value`, with `opts`' depth limit and `validate_utf8`.
 pub(super) fn read<T: de::DeserializeOwned>(value: &Value, opts: &DecoderOptions) -> Result<T> {
@@ -303,11 +309,11 @@ impl<'v> Item<'_, 'v> {
                 Item { walk, value: v, at }.read(visitor, want)
             }
             Body::Array(items) | Body::Frozen(items) => {
-                walk.grant(items.len())?;
+                walk.grant(items.len());
                 seq(walk, visitor, items, node)
             }
             Body::Hash(h) => {
-                walk.grant(h.len())?;
+                walk.grant(h.len());
                 let mut entries = Entries {
                     walk,
                     entries: h.entries(),
@@ -370,12 +376,11 @@ fn unsigned<'de, V: Visitor<'de>>(visitor: V, u: u64, want: Want) -> Result<V::V
 impl Walk {
     /// A node met for the first time adds its `n` values (and itself) to
     /// the budget.
-    fn grant(&mut self, n: usize) -> Result<()> {
+    fn grant(&mut self, n: usize) {
         if self.fresh {
             let more = n.saturating_add(1).saturating_mul(PER_VALUE);
             self.budget = self.budget.saturating_add(more);
         }
-        Ok(())
     }
 }
 
@@ -465,10 +470,11 @@ impl<'de> de::MapAccess<'de> for Entries<'_, '_> {
     }
 }
 
-// `deserialize_*` methods that read the slot as `want` says.
+// `deserialize_*` methods that read the slot as `want` says, ignoring the
+// arguments of the types given before the visitor.
 macro_rules! wanting {
-    ($want:expr; $($m:ident),*) => {$(
-        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+    ($want:expr; $($m:ident($($arg:ty),*)),*) => {$(
+        fn $m<V: Visitor<'de>>(self, $(_: $arg,)* visitor: V) -> Result<V::Value> {
             self.read(visitor, $want)
         }
     )*};
@@ -482,12 +488,17 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
         false
     }
 
-    wanting!(Want::Any; deserialize_any, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
-        deserialize_ignored_any, deserialize_f32, deserialize_f64, deserialize_seq, deserialize_map);
-    wanting!(Want::Text; deserialize_char, deserialize_str, deserialize_string, deserialize_identifier);
-    wanting!(Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
-        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);
-    wanting!(Want::Bool; deserialize_bool);
+    wanting!(Want::Any; deserialize_any(), deserialize_bytes(), deserialize_byte_buf(),
+        deserialize_unit(), deserialize_ignored_any(), deserialize_f32(), deserialize_f64(),
+        deserialize_seq(), deserialize_map(), deserialize_unit_struct(&'static str),
+        deserialize_tuple(usize), deserialize_tuple_struct(&'static str, usize),
+        deserialize_struct(&'static str, &'static [&'static str]));
+    wanting!(Want::Text; deserialize_char(), deserialize_str(), deserialize_string(),
+        deserialize_identifier());
+    wanting!(Want::Int; deserialize_i8(), deserialize_i16(), deserialize_i32(), deserialize_i64(),
+        deserialize_i128(), deserialize_u8(), deserialize_u16(), deserialize_u32(), deserialize_u64(),
+        deserialize_u128());
+    wanting!(Want::Bool; deserialize_bool());
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.is_none() {
@@ -498,42 +509,12 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
         }
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.read(visitor, Want::Any)
-    }
-
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
         visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
-        self.read(visitor, Want::Any)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.read(visitor, Want::Any)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.read(visitor, Want::Any)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -546,286 +527,5 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
         Stack::run(walk, |walk| {
             enum_from(walk, value, at, (value, at), visitor)
         })
-    }
-}
-
-/// Reads an enum from `value` at `at`, as the byte deserializer finds one:
-/// the one-key hash of a variant with content, directly in the slot or
-/// through the references (and scalar cells) written there, unblessed;
-/// anything else (a string, a back-reference, an object) is the slot
-/// `whole`, read as a unit variant's name.
-fn enum_from<'de, V: Visitor<'de>>(
-    walk: &mut Walk,
-    value: &Value,
-    at: At,
-    whole: (&Value, At),
-    visitor: V,
-) -> Result<V::Value> {
-    let unit = |walk: &mut Walk, visitor: V| {
-        let (value, at) = whole;
-        visitor.visit_enum(Item { walk, value, at })
-    };
-    let upgraded;
-    let (node, link) = match value {
-        Value::Ref(r) => (r, Link::Strong),
-        Value::Alias(r) => (r, Link::Slot),
-        Value::Weak(w) => match w.upgrade() {
-            Some(r) => {
-                upgraded = r;
-                (&upgraded, Link::Weak)
-            }
-            None => return unit(walk, visitor),
-        },
-        _ => return unit(walk, visitor),
-    };
-    // A node met before is a back-reference here (no cycle is followed).
-    if tracked(node) && !walk.meet(node, at).0 {
-        return unit(walk, visitor);
-    }
-    let body = node.try_body()?;
-    // A blessed cell in a slot is written as its content; any other object
-    // with its class first.
-    let in_slot = link == Link::Slot && matches!(&*body, Body::Scalar(_));
-    if node.class().is_some() && !in_slot {
-        return unit(walk, visitor);
-    }
-    match &*body {
-        Body::Hash(h) => match h.entries() {
-            [(key, value)] => {
-                let at = At {
-                    node: node.addr(),
-                    index: 0,
-                };
-                visitor.visit_enum(Variant {
-                    walk,
-                    key,
-                    value,
-                    at,
-                })
-            }
-            other => Err(Error::new(ErrorKind::Invalid(format!(
-                "an enum variant with content is a hash of one key, not {}",
-                other.len()
-            )))),
-        },
-        Body::Scalar(v) if !immortal(v) => {
-            let at = At {
-                node: node.addr(),
-                index: 0,
-            };
-            Stack::run(walk, |walk| enum_from(walk, v, at, whole, visitor))
-        }
-        _ => unit(walk, visitor),
-    }
-}
-
-impl<'de> de::EnumAccess<'de> for Item<'_, '_> {
-    type Error = Error;
-    type Variant = Self;
-    /// The slot names a unit variant.
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
-        let walk = &mut *self.walk;
-        let v = seed.deserialize(Item {
-            walk,
-            value: self.value,
-            at: self.at,
-        })?;
-        Ok((v, self))
-    }
-}
-
-/// A variant named by a slot that holds no content for it.
-fn no_content(what: &'static str) -> Error {
-    de::Error::invalid_type(Unexpected::UnitVariant, &what)
-}
-
-impl<'de> de::VariantAccess<'de> for Item<'_, '_> {
-    type Error = Error;
-    fn unit_variant(self) -> Result<()> {
-        Ok(())
-    }
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _: T) -> Result<T::Value> {
-        Err(no_content("a newtype variant (a hash of one key)"))
-    }
-    fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value> {
-        Err(no_content("a tuple variant (a hash of one key)"))
-    }
-    fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], _: V) -> Result<V::Value> {
-        Err(no_content("a struct variant (a hash of one key)"))
-    }
-}
-
-/// The one-key hash of a variant with content: its key names the variant,
-/// its value holds the content.
-struct Variant<'w, 'v> {
-    walk: &'w mut Walk,
-    key: &'v Key,
-    value: &'v Value,
-    at: At,
-}
-
-impl<'de> de::EnumAccess<'de> for Variant<'_, '_> {
-    type Error = Error;
-    type Variant = Self;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
-        let walk = &*self.walk;
-        let v = seed.deserialize(MapKey {
-            walk,
-            key: self.key,
-        })?;
-        Ok((v, self))
-    }
-}
-
-impl<'de> de::VariantAccess<'de> for Variant<'_, '_> {
-    type Error = Error;
-    /// The byte deserializer leaves the value unread, which always fails
-    /// further on: refused here.
-    fn unit_variant(self) -> Result<()> {
-        Err(Error::new(ErrorKind::Invalid(
-            "a unit variant given as a hash of one key (with content)".into(),
-        )))
-    }
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(self.content())
-    }
-    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
-        self.content().read(visitor, Want::Any)
-    }
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.content().read(visitor, Want::Any)
-    }
-}
-
-impl<'w, 'v> Variant<'w, 'v> {
-    fn content(self) -> Item<'w, 'v> {
-        Item {
-            walk: self.walk,
-            value: self.value,
-            at: self.at,
-        }
-    }
-}
-
-/// A hash key. Keys are strings in Sereal: integer, float, bool and char
-/// key types parse them; other types read the string.
-struct MapKey<'w, 'v> {
-    walk: &'w Walk,
-    key: &'v Key,
-}
-
-impl MapKey<'_, '_> {
-    /// Visits what `parse` makes of the key's text, or fails with the
-    /// visitor's type error.
-    fn parsed<'de, V: Visitor<'de>, T>(
-        self,
-        visitor: V,
-        parse: impl FnOnce(&str) -> Option<T>,
-        visit: impl FnOnce(V, T) -> Result<V::Value>,
-    ) -> Result<V::Value> {
-        let b = self.key.as_bytes();
-        let text = text(b);
-        if self.key.is_utf8() && text.is_none() {
-            return Err(Error::new(ErrorKind::InvalidUtf8));
-        }
-        match text.and_then(parse) {
-            Some(v) => visit(visitor, v),
-            None => Err(de::Error::invalid_type(
-                text.map_or(Unexpected::Bytes(b), Unexpected::Str),
-                &visitor,
-            )),
-        }
-    }
-
-    fn string<'de, V: Visitor<'de>>(self, visitor: V, want: Want) -> Result<V::Value> {
-        let key = self.key;
-        self.walk
-            .string(visitor, key.as_bytes(), key.is_utf8(), want)
-    }
-}
-
-macro_rules! parse_number {
-    ($($m:ident => $visit:ident: $t:ty),*) => {$(
-        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            self.parsed(visitor, |s| s.parse::<$t>().ok(), |v, n| v.$visit(n))
-        }
-    )*};
-}
-
-impl<'de> de::Deserializer<'de> for MapKey<'_, '_> {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.string(visitor, Want::Any)
-    }
-
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.string(visitor, Want::Text)
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.string(visitor, Want::Text)
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.string(visitor, Want::Text)
-    }
-
-    parse_number!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128, deserialize_u8 => visit_u8: u8,
-        deserialize_u16 => visit_u16: u16, deserialize_u32 => visit_u32: u32,
-        deserialize_u64 => visit_u64: u64, deserialize_u128 => visit_u128: u128,
-        deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
-
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let truth = |s: &str| match s {
-            "true" | "1" => Some(true),
-            "false" | "0" | "" => Some(false),
-            _ => None,
-        };
-        self.parsed(visitor, truth, |v, b| v.visit_bool(b))
-    }
-
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let one = |s: &str| {
-            let mut chars = s.chars();
-            chars.next().filter(|_| chars.next().is_none())
-        };
-        self.parsed(visitor, one, |v, c| v.visit_char(c))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    /// A key names a unit variant.
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.parsed(
-            visitor,
-            |s| Some(s.to_owned()),
-            |v, s| v.visit_enum(IntoDeserializer::<Error>::into_deserializer(s)),
-        )
-    }
-
-    serde::forward_to_deserialize_any! {
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct ignored_any
     }
 }
