@@ -198,22 +198,8 @@ impl<'de> MapKey<'_, 'de> {
         let text = key
             .text
             .then(|| unsafe { std::str::from_utf8_unchecked(bytes) });
-        match text.and_then(parse) {
-            Some(v) => visit(visitor, v),
-            None => {
-                let got = text.map_or(Unexpected::Bytes(bytes), Unexpected::Str);
-                Err(de::Error::invalid_type(got, &visitor))
-            }
-        }
+        super::value::key::visit_parsed(text, bytes, visitor, parse, visit)
     }
-}
-
-macro_rules! parse_key {
-    ($($m:ident => $visit:ident: $t:ty),*) => {$(
-        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            self.parsed(visitor, |s| s.parse::<$t>().ok(), |v, n| v.$visit(n))
-        }
-    )*};
 }
 
 impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
@@ -237,62 +223,7 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
         self.deserialize_str(visitor)
     }
 
-    parse_key!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128, deserialize_u8 => visit_u8: u8,
-        deserialize_u16 => visit_u16: u16, deserialize_u32 => visit_u32: u32,
-        deserialize_u64 => visit_u64: u64, deserialize_u128 => visit_u128: u128,
-        deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
-
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let parse = |s: &str| match s {
-            "true" | "1" => Some(true),
-            "false" | "0" | "" => Some(false),
-            _ => None,
-        };
-        self.parsed(visitor, parse, |v, b| v.visit_bool(b))
-    }
-
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let parse = |s: &str| {
-            let mut chars = s.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => Some(c),
-                _ => None,
-            }
-        };
-        self.parsed(visitor, parse, |v, c| v.visit_char(c))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        // A key names a unit variant.
-        self.parsed(
-            visitor,
-            |s| Some(s.to_owned()),
-            |v, s| v.visit_enum(IntoDeserializer::<Error>::into_deserializer(s)),
-        )
-    }
-
-    serde::forward_to_deserialize_any! {
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct ignored_any
-    }
+    super::value::key::parsed_key_methods!();
 }
 
 /// An enum: a string names a unit variant; a one-key hash names a variant

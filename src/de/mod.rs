@@ -31,7 +31,7 @@ use crate::decoder::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
-use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
+use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Visitor};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::mem::ManuallyDrop;
@@ -43,6 +43,7 @@ mod read;
 mod root;
 mod stream;
 mod strings;
+mod value;
 
 use access::{Elements, Entries};
 use read::Options;

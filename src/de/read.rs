@@ -137,17 +137,40 @@ pub fn from_reader_with<R: std::io::Read, T: de::DeserializeOwned>(
     from_slice_with(&buf, opts)
 }
 
-/// Reads a `T` from a [`Value`](crate::Value) graph, as
-/// [`from_slice`] reads it from the graph's encoding (which it goes through:
-/// the graph is encoded once, with the default options).
+/// Reads a `T` from a [`Value`](crate::Value) graph (or a
+/// [`Document`](crate::Document)) directly, without encoding it: the `T`
+/// that [`from_slice`] reads from the graph's encoding, with the same
+/// rules, refusals and limits (serde's 128 levels; a graph whose shared
+/// nodes would expand exponentially as a tree is refused, as an expanding
+/// document is). A weak reference back into the path being read reads as
+/// undef; a strong cycle is an error.
 ///
 /// ```
 /// #[derive(serde::Deserialize, Debug, PartialEq)]
-/// struct User { id: u32, name: String }
-/// let v = sereal::Value::hash([("id", sereal::Value::from(7)), ("name", "ann".into())]);
+/// struct User { id: u32, name: String, admin: bool, nick: Option<String> }
+/// let v = sereal::Value::hash([
+///     ("id", sereal::Value::from(7)),
+///     ("name", "ann".into()),
+///     ("admin", sereal::Value::from(1)), // Perl's truth
+///     ("nick", sereal::Value::Undef),
+/// ]);
 /// let user: User = sereal::from_value(&v).unwrap();
-/// assert_eq!(user, User { id: 7, name: "ann".into() });
+/// assert_eq!(user, User { id: 7, name: "ann".into(), admin: true, nick: None });
+/// // what the graph's encoding gives
+/// assert_eq!(sereal::from_slice::<User>(&sereal::encode(&v).unwrap()).unwrap(), user);
+///
+/// // a decoded Document is read as its root, `?` and all
+/// fn id(bytes: &[u8]) -> sereal::Result<u32> {
+///     let doc = sereal::decode(bytes);
+///     let user: User = sereal::from_value(&doc?)?;
+///     Ok(user.id)
+/// }
+/// assert_eq!(id(&sereal::encode(&v).unwrap()).unwrap(), 7);
 /// ```
-pub fn from_value<T: de::DeserializeOwned>(value: &crate::Value) -> Result<T> {
-    from_slice(&crate::encode(value)?)
+pub fn from_value<T, V>(value: &V) -> Result<T>
+where
+    T: de::DeserializeOwned,
+    V: std::borrow::Borrow<crate::Value> + ?Sized,
+{
+    super::value::read(value.borrow(), &DEFAULTS)
 }

@@ -18,11 +18,13 @@ mod compound;
 mod key;
 mod options;
 mod strings;
+mod value;
 
 pub use compound::Compound;
 use key::KeySerializer;
 pub use options::SerializerOptions;
 use strings::Tables;
+pub use value::to_value;
 
 /// A serde serializer writing one Sereal document.
 ///
@@ -411,17 +413,6 @@ pub fn to_writer_with<W: std::io::Write, T: Serialize + ?Sized>(
 ) -> Result<()> {
     let bytes = to_vec_with(value, opts)?;
     writer.write_all(&bytes).map_err(|e| Error::io("write", e))
-}
-
-/// Serializes `value` into a [`Value`](crate::Value) graph: what
-/// decoding [`to_vec`]'s output gives (the value goes through its encoding).
-///
-/// ```
-/// let v = sereal::to_value(&std::collections::BTreeMap::from([("id", 7)])).unwrap();
-/// assert_eq!(v.get("id"), Some(sereal::Value::from(7)));
-/// ```
-pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<crate::Value> {
-    Ok(crate::decode(&to_vec(value)?)?.into_value())
 }
 
 impl ser::Error for Error {

@@ -113,6 +113,14 @@ impl Deref for Document {
     }
 }
 
+/// A document lends its root, so that what takes a `Borrow<Value>`
+/// ([`from_value`](crate::from_value)) takes a document too.
+impl std::borrow::Borrow<Value> for Document {
+    fn borrow(&self) -> &Value {
+        &self.root
+    }
+}
+
 impl DerefMut for Document {
     fn deref_mut(&mut self) -> &mut Value {
         &mut self.root
