@@ -100,7 +100,7 @@ fn main() {
     if wanted("graph") {
         let graph = &mut || {
             let docs = sereal::Decoder::default().documents_from_reader(pieces(black_box(buf)));
-            all(docs.map(|d| d.and_then(|d| sereal::from_value::<Record>(&d))))
+            all(docs.map(|d| sereal::from_value::<Record, _>(&d?)))
         };
         pair("reader vs graph+from_value", "graph", reader, graph);
     }

@@ -468,3 +468,33 @@ fn end_reports_what_is_left() {
     let e = i64::deserialize(&mut de).unwrap_err();
     assert!(e.is_eof(), "{e}");
 }
+
+/// The shapes users write, as serde_json taught them.
+#[test]
+fn the_common_shapes_compile_and_hold() -> Result<()> {
+    let buf: Vec<u8> = (0..10)
+        .flat_map(|i| sereal::to_vec(&record(i)).unwrap())
+        .collect();
+    let mut it = sereal::Deserializer::from_slice(&buf).into_iter::<Rec>();
+    let mut n = 0;
+    for r in it.by_ref() {
+        let r: Rec = r?;
+        assert_eq!(r.id, n);
+        n += 1;
+    }
+    assert_eq!(it.byte_offset(), buf.len());
+    let socket = Chunked::new(&buf, 100);
+    let recs: Vec<Rec> = sereal::Deserializer::from_reader(socket)
+        .into_iter::<Rec>()
+        .collect::<Result<_>>()?;
+    assert_eq!(recs.len(), 10);
+    let one = sereal::to_vec(&record(3))?;
+    let doc = sereal::decode(&one)?;
+    let r: Rec = sereal::from_value(&doc)?;
+    assert_eq!(r, recs[3]);
+    for doc in Decoder::default().documents_from_reader(&buf[..]) {
+        let r: Rec = sereal::from_value(&doc?)?;
+        assert!(r.id < 10);
+    }
+    Ok(())
+}
