@@ -476,12 +476,12 @@ fn the_common_shapes_compile_and_hold() -> Result<()> {
         .flat_map(|i| sereal::to_vec(&record(i)).unwrap())
         .collect();
     let mut it = sereal::Deserializer::from_slice(&buf).into_iter::<Rec>();
-    let mut n = 0;
+    let mut ids = Vec::new();
     for r in it.by_ref() {
         let r: Rec = r?;
-        assert_eq!(r.id, n);
-        n += 1;
+        ids.push(r.id);
     }
+    assert_eq!(ids, (0..10).collect::<Vec<u64>>());
     assert_eq!(it.byte_offset(), buf.len());
     let socket = Chunked::new(&buf, 100);
     let recs: Vec<Rec> = sereal::Deserializer::from_reader(socket)
