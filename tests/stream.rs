@@ -732,3 +732,25 @@ fn max_document_size_applies_to_every_decoder_at_its_edge() {
         );
     }
 }
+
+/// The memory a document's counts claim is refused where the claim is
+/// read, whatever cut of the input the scanner saw it through (a fuzz
+/// finding: an array's owed elements were added after its count was
+/// checked, so the refusal came at the next read that ran out of input).
+#[test]
+fn memory_claims_are_refused_where_they_are_read() {
+    const CLAIMS: &[u8] = b"=\xf3rl\x05\x00B\xa8*\xf2\x8fbop '\x5c'\x02\xc4\x80xaayebop 'a\x08hb\x05\x00B\xdeaxayfbop '\x5c'\x02\xc4\x80ebop '=\x08hbop 'x\x5cx'\x03x\xc4\x80dbing'\x03x\xc4\x80amb\x08 cbazcfoocfoo {cbar!\xbd\x02aia0azapalb \x08bpi\x03anc \x08 .\x02";
+    let dec = Decoder::new(DecoderOptions::new().max_memory(64 << 20));
+    let (e, _) = push_bytewise(&dec, CLAIMS);
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)), "{e}");
+    for chunk in [1, 7, CLAIMS.len()] {
+        let got = push_all(&dec, CLAIMS, chunk);
+        let e2 = got.last().unwrap().as_ref().unwrap_err();
+        assert_eq!(
+            (e2.kind(), e2.offset()),
+            (e.kind(), e.offset()),
+            "{chunk}-byte pieces"
+        );
+    }
+    assert_eq!(e.offset(), Some(9));
+}

@@ -337,20 +337,30 @@ impl Scanner {
     /// the memory the decoder will count for what was scanned), against
     /// `max_document_size` and `max_memory`, now that what was read at
     /// `at` (a length, a count) said it.
+    #[inline]
     fn check_size(&self, at: usize, o: &DecoderOptions) -> Result<(), Scan> {
         let least = self.pos as u128 + self.needed() as u128;
+        let over = |max: usize, n: u128| max != 0 && n > max as u128;
+        if over(o.max_document_size, least) || over(o.max_memory, least + self.charged) {
+            return Err(self.oversized(least, at, o));
+        }
+        Ok(())
+    }
+
+    /// The error of a document that `least` bytes and what they decode to
+    /// make too large, found at `at`.
+    #[cold]
+    #[inline(never)]
+    fn oversized(&self, least: u128, at: usize, o: &DecoderOptions) -> Scan {
         let max = o.max_document_size;
         if max != 0 && least > max as u128 {
             let m = format!("document of at least {least} bytes (limit {max})");
-            return Err(self.invalid(ErrorKind::LimitExceeded(m), at));
+            return self.invalid(ErrorKind::LimitExceeded(m), at);
         }
         let held = least + self.charged;
-        if o.max_memory != 0 && held > o.max_memory as u128 {
-            let what = format!("a document of at least {least} bytes, and what it decodes to,");
-            let kind = memory_exceeded(&what, saturate(held), o.max_memory, o.max_memory);
-            return Err(self.invalid(kind, at));
-        }
-        Ok(())
+        let what = format!("a document of at least {least} bytes, and what it decodes to,");
+        let kind = memory_exceeded(&what, saturate(held), o.max_memory, o.max_memory);
+        self.invalid(kind, at)
     }
 
     /// Counts `bytes` the decoder will hold for an item read at `at`.
@@ -532,20 +542,18 @@ impl Scanner {
                     Then::Array => memory::ELEMENT,
                     _ => memory::ENTRY,
                 };
-                self.charge(u128::from(n) * each as u128 + memory::NODE as u128, at, o)?;
+                // The items owed count in the size checked at the count.
                 match (n, then) {
-                    (0, _) => self.complete(o),
-                    (_, Then::Array) => {
-                        self.push(Kind::Items, u128::from(n));
-                        self.step = Step::Tag { tracked: false };
-                        Ok(())
-                    }
-                    _ => {
-                        self.push(Kind::Entries, 2 * u128::from(n));
-                        self.step = Step::Tag { tracked: false };
-                        Ok(())
-                    }
+                    (0, _) => {}
+                    (_, Then::Array) => self.push(Kind::Items, u128::from(n)),
+                    _ => self.push(Kind::Entries, 2 * u128::from(n)),
                 }
+                self.charge(u128::from(n) * each as u128 + memory::NODE as u128, at, o)?;
+                if n == 0 {
+                    return self.complete(o);
+                }
+                self.step = Step::Tag { tracked: false };
+                Ok(())
             }
             Then::Suffix | Then::FrameLen => {
                 self.step = Step::Skip {

@@ -28,6 +28,9 @@ impl Scanner {
             top.slots -= 1;
             self.owed -= 1;
             self.item(ctx, parent, b, at, o)?;
+            // What the item adds to the document's known size is checked
+            // at its tag, however the input was cut.
+            self.check_size(at, o)?;
             if !matches!(self.step, Step::Tag { .. }) {
                 return Ok(());
             }
