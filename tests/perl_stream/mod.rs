@@ -12,7 +12,7 @@ use serde::Deserialize;
 use sereal::stream::{Incremental, ReadDocuments};
 use sereal::{Decoder, DecoderOptions, Deserializer, Document, Error};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
@@ -55,7 +55,7 @@ pub struct Account {
     pub seats: u32,
 }
 
-/// The producer: `perl producer.pl N SIDE [odd=K] [huge=K] [port=P]` writes
+/// The producer: `perl -e PRODUCER -- N SIDE [odd=K] [huge=K] [port=P]` writes
 /// N documents to stdout (or, with `port`, to 127.0.0.1:P in irregular
 /// writes) and a line per document to the file SIDE: its length, how it
 /// was encoded, and what it holds as JSON. Document `odd` is an array, not
@@ -175,17 +175,6 @@ pub fn starts(docs: &[Doc]) -> Vec<usize> {
     at
 }
 
-/// The producer, written once to a file.
-pub fn producer() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let path =
-            std::env::temp_dir().join(format!("sereal-stream-perl-{}.pl", std::process::id()));
-        std::fs::write(&path, PRODUCER).expect("write the producer");
-        path
-    })
-}
-
 /// The side file of the run called `name`.
 pub fn side_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!(
@@ -197,8 +186,9 @@ pub fn side_path(name: &str) -> PathBuf {
 /// The producer writing `n` documents, with its extra arguments, its side
 /// file named by `name`; its stdout is a pipe.
 pub fn spawn(n: usize, name: &str, extra: &[String]) -> std::process::Child {
+    // The program as `-e`'s argument: no file of it left behind.
     Command::new("perl")
-        .arg(producer())
+        .args(["-e", PRODUCER, "--"])
         .arg(n.to_string())
         .arg(side_path(name))
         .args(extra)
