@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::decoder::Decoder;
-use crate::stream::{Incremental, ReadDocuments, Ready};
+use crate::stream::{Framer, Incremental, ReadDocuments, Ready};
 use std::marker::PhantomData;
 
 /// A serde deserializer over a stream of concatenated Sereal documents
@@ -414,7 +414,19 @@ impl Incremental {
 
     /// Takes the document `ready` says is next as a `T`.
     fn deserialize_from<T: de::DeserializeOwned>(&mut self, ready: Ready) -> Result<T> {
-        self.take(ready, |dec, doc| buffered(doc, dec.options()))
+        self.framed(|framer, doc| framer.deserialize(doc, ready))
+    }
+}
+
+impl Framer {
+    /// Takes the document `ready` says is at the start of `doc` as a `T`
+    /// (and the bytes it used).
+    pub(crate) fn deserialize<T: de::DeserializeOwned>(
+        &mut self,
+        doc: &[u8],
+        ready: Ready,
+    ) -> Result<(T, usize)> {
+        self.take(doc, ready, |dec, doc| buffered(doc, dec.options()))
     }
 }
 

@@ -193,9 +193,7 @@ impl Incremental {
 
     /// Takes the document `ready` says is next as a graph.
     pub(crate) fn document_from(&mut self, ready: Ready) -> Result<Document> {
-        let (doc, used) = self.framer.document(&self.buf[self.start..], ready)?;
-        self.start += used;
-        Ok(doc)
+        self.framed(|framer, doc| framer.document(doc, ready))
     }
 
     /// The bytes of the next complete document, as they came (to forward,
@@ -247,7 +245,17 @@ impl Incremental {
         ready: Ready,
         read: impl FnOnce(&Decoder, &[u8]) -> Result<(X, usize)>,
     ) -> Result<X> {
-        let (v, used) = self.framer.take(&self.buf[self.start..], ready, read)?;
+        self.framed(|framer, doc| framer.take(doc, ready, read))
+    }
+
+    /// Takes the next document by `take`, which is given the framer and
+    /// the buffered bytes from the document's first byte on, and returns
+    /// what it made of them and how many bytes it used.
+    pub(crate) fn framed<X>(
+        &mut self,
+        take: impl FnOnce(&mut Framer, &[u8]) -> Result<(X, usize)>,
+    ) -> Result<X> {
+        let (v, used) = take(&mut self.framer, &self.buf[self.start..])?;
         self.start += used;
         Ok(v)
     }
