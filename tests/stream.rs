@@ -762,3 +762,19 @@ fn max_document_size_applies_to_every_decoder_at_its_edge() {
         );
     }
 }
+
+#[test]
+fn a_count_over_max_document_size_is_refused_at_the_count_however_fed() {
+    // The count says the document needs a byte per item: refused there,
+    // whether the items are buffered yet or not.
+    let doc = encode(&Value::array(vec![Value::from(7); 10_000])).unwrap();
+    let dec = Decoder::new(DecoderOptions::new().max_document_size(1000));
+    for chunk in [1, 7, doc.len()] {
+        let got = push_all(&dec, &doc, chunk);
+        assert_eq!(got.len(), 1);
+        let err = got[0].as_ref().unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)), "{err}");
+        // header (6 bytes), REFN, ARRAY, then the count
+        assert_eq!(err.offset(), Some(8), "in {chunk}-byte pieces: {err}");
+    }
+}

@@ -532,20 +532,21 @@ impl Scanner {
                     Then::Array => memory::ELEMENT,
                     _ => memory::ENTRY,
                 };
-                self.charge(u128::from(n) * each as u128 + memory::NODE as u128, at, o)?;
+                // Checked with the items it owes open: the count says the
+                // document needs at least a byte for each, whether or not
+                // they are buffered yet (so the error is the same however
+                // the bytes are cut).
+                let charge = u128::from(n) * each as u128 + memory::NODE as u128;
                 match (n, then) {
-                    (0, _) => self.complete(o),
-                    (_, Then::Array) => {
-                        self.push(Kind::Items, u128::from(n));
-                        self.step = Step::Tag { tracked: false };
-                        Ok(())
+                    (0, _) => {
+                        self.charge(charge, at, o)?;
+                        return self.complete(o);
                     }
-                    _ => {
-                        self.push(Kind::Entries, 2 * u128::from(n));
-                        self.step = Step::Tag { tracked: false };
-                        Ok(())
-                    }
+                    (_, Then::Array) => self.push(Kind::Items, u128::from(n)),
+                    _ => self.push(Kind::Entries, 2 * u128::from(n)),
                 }
+                self.step = Step::Tag { tracked: false };
+                self.charge(charge, at, o)
             }
             Then::Suffix | Then::FrameLen => {
                 self.step = Step::Skip {
