@@ -109,8 +109,8 @@ fn next<X>(
 /// A codec of concatenated Sereal documents as `T`s: a
 /// [`Decoder`](codec::Decoder) that reads each document as a `T` (with
 /// the options and limits of a [`Decoder`]; see [the module](self)), and
-/// an [`Encoder`](codec::Encoder) of any [`Serialize`] value (with
-/// [`SerializerOptions`]), so one codec serves both halves of a
+/// an [`Encoder`](codec::Encoder) of `T`s, if `T` is [`Serialize`] too
+/// (with [`SerializerOptions`]), so one codec serves both halves of a
 /// `Framed` connection.
 ///
 /// ```
@@ -157,9 +157,9 @@ impl<T> SerealCodec<T> {
     /// use tokio_util::codec::Encoder;
     /// use sereal::{codec::SerealCodec, Compression, Decoder, EncoderOptions};
     /// let opts = EncoderOptions::new().compress(Compression::Zstd).compress_threshold(0);
-    /// let mut codec = SerealCodec::<()>::with_options(Decoder::default(), &opts);
+    /// let mut codec = SerealCodec::<Vec<String>>::with_options(Decoder::default(), &opts);
     /// let mut buf = BytesMut::new();
-    /// codec.encode(vec!["abc"; 100], &mut buf).unwrap();
+    /// codec.encode(vec!["abc".to_string(); 100], &mut buf).unwrap();
     /// assert_eq!(buf[4] >> 4, 4); // document type 4: zstd
     /// assert_eq!(sereal::from_slice::<Vec<String>>(&buf).unwrap(), ["abc"; 100]);
     /// ```
@@ -254,12 +254,14 @@ impl<T: DeserializeOwned> codec::Decoder for SerealCodec<T> {
 }
 
 /// Writes `item` as one document, as [`to_vec_with`](crate::to_vec_with)
-/// does with the codec's options (any `Serialize` type: a `SerealCodec<T>`
-/// may write other types than it reads).
-impl<T, U: Serialize> codec::Encoder<U> for SerealCodec<T> {
+/// does with the codec's options. (One `Encoder` impl, for `T` only, so
+/// that `SinkExt::close` and `flush` on a `FramedWrite` need no type
+/// annotation; a connection whose two directions carry different types
+/// uses a codec for each half.)
+impl<T: Serialize> codec::Encoder<T> for SerealCodec<T> {
     type Error = Error;
 
-    fn encode(&mut self, item: U, dst: &mut BytesMut) -> Result<()> {
+    fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<()> {
         let bytes = crate::to_vec_with(&item, &self.ser)?;
         dst.extend_from_slice(&bytes);
         Ok(())
@@ -283,7 +285,7 @@ impl<T, U: Serialize> codec::Encoder<U> for SerealCodec<T> {
 /// let mut codec = RawCodec::default();
 /// let mut buf = BytesMut::new();
 /// codec.encode(one.clone(), &mut buf).unwrap();
-/// codec.encode(&two[..], &mut buf).unwrap();
+/// codec.encode(two.clone(), &mut buf).unwrap();
 /// assert_eq!(codec.decode(&mut buf).unwrap(), Some(one));
 /// assert_eq!(codec.decode(&mut buf).unwrap(), Some(two));
 /// assert_eq!(codec.decode_eof(&mut buf).unwrap(), None);
@@ -363,21 +365,13 @@ impl codec::Decoder for RawCodec {
 }
 
 /// Writes the bytes as they are (one or more documents, or a part of one).
+/// (`Bytes` only, so that `SinkExt::close` and `flush` need no type
+/// annotation: `Bytes::from(vec)` takes a `Vec<u8>` without a copy.)
 impl codec::Encoder<Bytes> for RawCodec {
     type Error = Error;
 
     fn encode(&mut self, item: Bytes, dst: &mut BytesMut) -> Result<()> {
         dst.extend_from_slice(&item);
-        Ok(())
-    }
-}
-
-/// Writes the bytes as they are (one or more documents, or a part of one).
-impl codec::Encoder<&[u8]> for RawCodec {
-    type Error = Error;
-
-    fn encode(&mut self, item: &[u8], dst: &mut BytesMut) -> Result<()> {
-        dst.extend_from_slice(item);
         Ok(())
     }
 }
