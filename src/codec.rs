@@ -106,6 +106,76 @@ fn next<X>(
     }
 }
 
+/// What every codec has over its framer: the `Decoder` impl (its
+/// `next(src, at_end)` takes the next document out of `src`), `new` (by
+/// its `over(framer)`), and the `decoder` and `offset` accessors.
+/// `$example`: how the examples name the codec.
+macro_rules! framed_codec {
+    (impl$(<$t:ident: $bound:path>)? for $codec:ty => $item:ty, $example:literal) => {
+        impl$(<$t>)? $codec {
+            /// A codec that reads with `decoder`: its options, limits and
+            /// THAW handlers (and, for a codec that writes, the default
+            /// options to write with).
+            ///
+            /// ```
+            /// use sereal::{Decoder, DecoderOptions};
+            /// let strict = Decoder::new(DecoderOptions::untrusted());
+            #[doc = concat!("let codec = sereal::codec::", $example, "::new(strict);")]
+            /// assert_eq!(codec.decoder().options(), &DecoderOptions::untrusted());
+            /// ```
+            pub fn new(decoder: Decoder) -> Self {
+                Self::over(Framer::new(decoder))
+            }
+
+            /// The decoder documents are read with: its options, limits
+            /// and THAW handlers.
+            ///
+            /// ```
+            #[doc = concat!("let codec = sereal::codec::", $example, "::default();")]
+            /// assert_eq!(codec.decoder().options().max_recursion_depth, 10_000);
+            /// ```
+            pub fn decoder(&self) -> &Decoder {
+                self.framer.decoder()
+            }
+
+            /// The stream offset of the next document: the bytes of the
+            /// documents read so far.
+            ///
+            /// ```
+            /// use tokio_util::codec::Decoder;
+            /// let doc = sereal::to_vec("x").unwrap();
+            #[doc = concat!("let mut codec = sereal::codec::", $example, "::default();")]
+            /// codec.decode(&mut doc[..].into()).unwrap();
+            /// assert_eq!(codec.offset(), doc.len());
+            /// ```
+            pub fn offset(&self) -> usize {
+                self.framer.offset()
+            }
+        }
+
+        impl$(<$t: $bound>)? codec::Decoder for $codec {
+            type Item = $item;
+            type Error = Error;
+
+            /// The next complete document of `src`; `None` when `src` does
+            /// not hold all of it yet, or when the stream is over.
+            fn decode(&mut self, src: &mut BytesMut) -> Result<Option<$item>> {
+                self.next(src, false)
+            }
+
+            /// As `decode`, at the end of the input: the bytes left must
+            /// make whole documents.
+            fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<$item>> {
+                self.next(src, true)
+            }
+        }
+    };
+}
+
+framed_codec!(impl<T: DeserializeOwned> for SerealCodec<T> => T, "SerealCodec::<String>");
+framed_codec!(impl for RawCodec => Bytes, "RawCodec");
+framed_codec!(impl for DocumentCodec => SendDocument, "DocumentCodec");
+
 /// A codec of concatenated Sereal documents as `T`s: a
 /// [`Decoder`](codec::Decoder) that reads each document as a `T` (with
 /// the options and limits of a [`Decoder`]; see [the module](self)), and
@@ -136,16 +206,13 @@ pub struct SerealCodec<T> {
 }
 
 impl<T> SerealCodec<T> {
-    /// A codec that reads with `decoder` (its options and limits) and
-    /// writes with the default [`SerializerOptions`].
-    ///
-    /// ```
-    /// use sereal::{codec::SerealCodec, Decoder, DecoderOptions};
-    /// let codec = SerealCodec::<Vec<u8>>::new(Decoder::new(DecoderOptions::untrusted()));
-    /// assert_eq!(codec.decoder().options(), &DecoderOptions::untrusted());
-    /// ```
-    pub fn new(decoder: Decoder) -> Self {
-        SerealCodec::with_options(decoder, SerializerOptions::default())
+    /// The codec over `framer`, writing with the default options.
+    fn over(framer: Framer) -> Self {
+        SerealCodec {
+            framer,
+            ser: SerializerOptions::default(),
+            item: PhantomData,
+        }
     }
 
     /// A codec that reads with `decoder` and writes with `ser`
@@ -165,20 +232,9 @@ impl<T> SerealCodec<T> {
     /// ```
     pub fn with_options(decoder: Decoder, ser: impl Into<SerializerOptions>) -> Self {
         SerealCodec {
-            framer: Framer::new(decoder),
             ser: ser.into(),
-            item: PhantomData,
+            ..SerealCodec::new(decoder)
         }
-    }
-
-    /// The decoder documents are read with.
-    ///
-    /// ```
-    /// let codec = sereal::codec::SerealCodec::<String>::default();
-    /// assert_eq!(codec.decoder().options().max_recursion_depth, 10_000);
-    /// ```
-    pub fn decoder(&self) -> &Decoder {
-        self.framer.decoder()
     }
 
     /// The options values are written with.
@@ -189,20 +245,6 @@ impl<T> SerealCodec<T> {
     /// ```
     pub fn serializer_options(&self) -> &SerializerOptions {
         &self.ser
-    }
-
-    /// The stream offset of the next document: the bytes of the documents
-    /// read so far.
-    ///
-    /// ```
-    /// use tokio_util::codec::Decoder;
-    /// let doc = sereal::to_vec("x").unwrap();
-    /// let mut codec = sereal::codec::SerealCodec::<String>::default();
-    /// codec.decode(&mut doc[..].into()).unwrap();
-    /// assert_eq!(codec.offset(), doc.len());
-    /// ```
-    pub fn offset(&self) -> usize {
-        self.framer.offset()
     }
 
     /// The next document of `src` as a `T`.
@@ -233,23 +275,6 @@ impl<T> fmt::Debug for SerealCodec<T> {
             .field("framer", &self.framer)
             .field("ser", &self.ser)
             .finish()
-    }
-}
-
-impl<T: DeserializeOwned> codec::Decoder for SerealCodec<T> {
-    type Item = T;
-    type Error = Error;
-
-    /// The next complete document of `src`, read as a `T`; `None` when
-    /// `src` does not hold all of it yet, or when the stream is over.
-    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<T>> {
-        self.next(src, false)
-    }
-
-    /// As `decode`, at the end of the input: the bytes left must make
-    /// whole documents.
-    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<T>> {
-        self.next(src, true)
     }
 }
 
@@ -290,52 +315,28 @@ impl<T: Serialize> codec::Encoder<T> for SerealCodec<T> {
 /// assert_eq!(codec.decode(&mut buf).unwrap(), Some(two));
 /// assert_eq!(codec.decode_eof(&mut buf).unwrap(), None);
 /// ```
+///
+/// The decoder's limits apply as the bytes arrive:
+///
+/// ```
+/// use bytes::BytesMut;
+/// use tokio_util::codec::Decoder;
+/// use sereal::{codec::RawCodec, DecoderOptions, ErrorKind};
+/// let doc = sereal::to_vec(&vec![0u8; 100]).unwrap();
+/// let opts = DecoderOptions::new().max_num_array_entries(10);
+/// let mut codec = RawCodec::new(sereal::Decoder::new(opts));
+/// // refused at the array's count, before its elements arrive
+/// let err = codec.decode(&mut BytesMut::from(&doc[..10])).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)));
+/// ```
 #[derive(Debug, Default)]
 pub struct RawCodec {
     framer: Framer,
 }
 
 impl RawCodec {
-    /// A codec that frames documents with `decoder`'s options and limits.
-    ///
-    /// ```
-    /// use bytes::BytesMut;
-    /// use tokio_util::codec::Decoder;
-    /// use sereal::{codec::RawCodec, DecoderOptions, ErrorKind};
-    /// let doc = sereal::to_vec(&vec![0u8; 100]).unwrap();
-    /// let opts = DecoderOptions::new().max_num_array_entries(10);
-    /// let mut codec = RawCodec::new(sereal::Decoder::new(opts));
-    /// // refused at the array's count, before its elements arrive
-    /// let err = codec.decode(&mut BytesMut::from(&doc[..10])).unwrap_err();
-    /// assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)));
-    /// ```
-    pub fn new(decoder: Decoder) -> Self {
-        RawCodec {
-            framer: Framer::new(decoder),
-        }
-    }
-
-    /// The decoder whose options and limits apply.
-    ///
-    /// ```
-    /// let codec = sereal::codec::RawCodec::default();
-    /// assert_eq!(codec.decoder().options().max_document_size, 0);
-    /// ```
-    pub fn decoder(&self) -> &Decoder {
-        self.framer.decoder()
-    }
-
-    /// The stream offset of the next document.
-    ///
-    /// ```
-    /// use tokio_util::codec::Decoder;
-    /// let doc = sereal::to_vec(&[1, 2]).unwrap();
-    /// let mut codec = sereal::codec::RawCodec::default();
-    /// codec.decode(&mut doc[..].into()).unwrap();
-    /// assert_eq!(codec.offset(), doc.len());
-    /// ```
-    pub fn offset(&self) -> usize {
-        self.framer.offset()
+    fn over(framer: Framer) -> Self {
+        RawCodec { framer }
     }
 
     /// The next document of `src`, split off it.
@@ -344,23 +345,6 @@ impl RawCodec {
             let len = framer.raw(src, ready)?;
             Ok(src.split_to(len).freeze())
         })
-    }
-}
-
-impl codec::Decoder for RawCodec {
-    type Item = Bytes;
-    type Error = Error;
-
-    /// The bytes of the next complete document of `src`; `None` when `src`
-    /// does not hold all of it yet, or when the stream is over.
-    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>> {
-        self.next(src, false)
-    }
-
-    /// As `decode`, at the end of the input: the bytes left must make
-    /// whole documents.
-    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>> {
-        self.next(src, true)
     }
 }
 
@@ -408,48 +392,6 @@ pub struct DocumentCodec {
 }
 
 impl DocumentCodec {
-    /// A codec that decodes with `decoder` (its options, limits and THAW
-    /// handlers).
-    ///
-    /// ```
-    /// use bytes::BytesMut;
-    /// use tokio_util::codec::Decoder;
-    /// use sereal::{codec::DocumentCodec, DecoderOptions, ErrorKind, Value};
-    /// let doc = sereal::encode(&Value::hash([("k", "v"), ("l", "w")])).unwrap();
-    /// let opts = DecoderOptions::new().max_num_hash_entries(1);
-    /// let mut codec = DocumentCodec::new(sereal::Decoder::new(opts));
-    /// let err = codec.decode(&mut BytesMut::from(&doc[..])).unwrap_err();
-    /// assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)));
-    /// ```
-    pub fn new(decoder: Decoder) -> Self {
-        DocumentCodec {
-            framer: Framer::new(decoder),
-        }
-    }
-
-    /// The decoder in use.
-    ///
-    /// ```
-    /// let codec = sereal::codec::DocumentCodec::default();
-    /// assert!(!codec.decoder().options().refuse_objects);
-    /// ```
-    pub fn decoder(&self) -> &Decoder {
-        self.framer.decoder()
-    }
-
-    /// The stream offset of the next document.
-    ///
-    /// ```
-    /// use tokio_util::codec::Decoder;
-    /// let doc = sereal::encode(&sereal::Value::from(1)).unwrap();
-    /// let mut codec = sereal::codec::DocumentCodec::default();
-    /// codec.decode(&mut doc[..].into()).unwrap();
-    /// assert_eq!(codec.offset(), doc.len());
-    /// ```
-    pub fn offset(&self) -> usize {
-        self.framer.offset()
-    }
-
     /// The next document of `src`, decoded and made sendable.
     fn next(&mut self, src: &mut BytesMut, at_end: bool) -> Result<Option<SendDocument>> {
         next(&mut self.framer, src, at_end, |framer, src, ready| {
@@ -468,21 +410,8 @@ impl DocumentCodec {
             Ok(doc)
         })
     }
-}
 
-impl codec::Decoder for DocumentCodec {
-    type Item = SendDocument;
-    type Error = Error;
-
-    /// The next complete document of `src`; `None` when `src` does not
-    /// hold all of it yet, or when the stream is over.
-    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<SendDocument>> {
-        self.next(src, false)
-    }
-
-    /// As `decode`, at the end of the input: the bytes left must make
-    /// whole documents.
-    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<SendDocument>> {
-        self.next(src, true)
+    fn over(framer: Framer) -> Self {
+        DocumentCodec { framer }
     }
 }

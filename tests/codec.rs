@@ -375,46 +375,40 @@ fn framed_write_and_read_round_trip() {
         .compress(Compression::Zstd)
         .compress_threshold(0);
     for ser in [EncoderOptions::new(), zstd] {
-        let sent = recs.clone();
-        let got: Vec<Rec> = block_on(async move {
-            let (w, r) = tokio::io::duplex(100);
-            let writer = tokio::spawn(async move {
-                let codec = SerealCodec::<Rec>::with_options(Decoder::default(), &ser);
-                let mut sink = FramedWrite::new(w, codec);
-                for r in sent {
-                    sink.send(r).await.unwrap();
-                }
-                sink.close().await.unwrap();
-            });
-            let got = FramedRead::new(r, SerealCodec::<Rec>::default())
-                .map(|r| r.unwrap())
-                .collect()
-                .await;
-            writer.await.unwrap();
-            got
-        });
+        let codec = SerealCodec::<Rec>::with_options(Decoder::default(), &ser);
+        let got = round_trip(codec, SerealCodec::<Rec>::default(), recs.clone(), 100);
         assert_eq!(got, recs);
     }
     // Raw bytes through, and the documents back out as they were.
     let docs: Vec<Bytes> = every_kind().into_iter().map(Bytes::from).collect();
-    let sent = docs.clone();
-    let got: Vec<Bytes> = block_on(async move {
-        let (w, r) = tokio::io::duplex(1000);
+    let got = round_trip(RawCodec::default(), RawCodec::default(), docs.clone(), 1000);
+    assert_eq!(got, docs);
+}
+
+/// What `reader` reads of `items` written by `writer` through a duplex
+/// pipe of `size` bytes.
+fn round_trip<I, W, R>(writer: W, reader: R, items: Vec<I>, size: usize) -> Vec<R::Item>
+where
+    I: Send + 'static,
+    W: tokio_util::codec::Encoder<I, Error = sereal::Error> + Send + 'static,
+    R: tokio_util::codec::Decoder<Error = sereal::Error>,
+{
+    block_on(async move {
+        let (w, r) = tokio::io::duplex(size);
         let writer = tokio::spawn(async move {
-            let mut sink = FramedWrite::new(w, RawCodec::default());
-            for d in sent {
-                sink.send(d).await.unwrap();
+            let mut sink = FramedWrite::new(w, writer);
+            for item in items {
+                sink.send(item).await.unwrap();
             }
             sink.close().await.unwrap();
         });
-        let got = FramedRead::new(r, RawCodec::default())
+        let got = FramedRead::new(r, reader)
             .map(|r| r.unwrap())
             .collect()
             .await;
         writer.await.unwrap();
         got
-    });
-    assert_eq!(got, docs);
+    })
 }
 
 #[test]
