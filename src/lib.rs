@@ -4,7 +4,8 @@
 //!
 //! [`value`] (the graph), [`encoder`] (with FREEZE and the callback
 //! guards), [`decoder`] (with THAW, limits and streams), [`stream`]
-//! (documents decoded as their bytes arrive, pushed or read), [`compress`],
+//! (documents decoded as their bytes arrive, pushed or read), `codec`
+//! (tokio codecs for framed async streams, feature `tokio`), [`compress`],
 //! `ser` and `de` (serde, feature `serde`), `json` (plain and lossless JSON,
 //! feature `json`), [`protocol`] (tags and varints), [`error`], and
 //! `conformance` (checks against a corpus of documents written by Perl,
@@ -12,6 +13,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "tokio")]
+pub mod codec;
 pub mod compress;
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -63,6 +66,12 @@ const _: () = {
     send_sync::<ReadDocuments<std::fs::File>>();
     #[cfg(feature = "serde")]
     send_sync::<ser::SerializerOptions>();
+    #[cfg(feature = "tokio")]
+    send_sync::<codec::SerealCodec<std::rc::Rc<()>>>();
+    #[cfg(feature = "tokio")]
+    send_sync::<codec::RawCodec>();
+    #[cfg(feature = "tokio")]
+    send_sync::<codec::DocumentCodec>();
     const fn send<T: Send>() {}
     send::<SendDocument>();
     // An error is one pointer, so that `Result`s stay small.

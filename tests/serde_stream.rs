@@ -11,8 +11,8 @@ use sereal::stream::{Incremental, ReadDocuments};
 use sereal::{Category, Decoder, DecoderOptions, Deserializer, Error, ErrorKind, Result, Value};
 use std::fmt::Debug;
 mod common;
-use common::streams::{shaped_documents, Chunked};
-use common::{corpus, Rng, PROFILES};
+use common::streams::Chunked;
+use common::{corpus, shaped_documents, Rng, PROFILES};
 
 /// Where each document ends in their concatenation.
 fn ends(docs: &[Vec<u8>]) -> Vec<usize> {

@@ -12,8 +12,8 @@ use sereal::{
 use std::cell::Cell;
 use std::io::Read;
 mod common;
-use common::streams::{shaped_documents, Chunked};
-use common::{corpus, PROFILES};
+use common::streams::Chunked;
+use common::{corpus, shaped_documents, PROFILES};
 use std::rc::Rc;
 
 /// Pushes `stream` in pieces of `chunk` bytes, taking documents out as
@@ -753,4 +753,20 @@ fn memory_claims_are_refused_where_they_are_read() {
         );
     }
     assert_eq!(e.offset(), Some(9));
+}
+
+#[test]
+fn a_count_over_max_document_size_is_refused_at_the_count_however_fed() {
+    // The count says the document needs a byte per item: refused there,
+    // whether the items are buffered yet or not.
+    let doc = encode(&Value::array(vec![Value::from(7); 10_000])).unwrap();
+    let dec = Decoder::new(DecoderOptions::new().max_document_size(1000));
+    for chunk in [1, 7, doc.len()] {
+        let got = push_all(&dec, &doc, chunk);
+        assert_eq!(got.len(), 1);
+        let err = got[0].as_ref().unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::LimitExceeded(_)), "{err}");
+        // header (6 bytes), REFN, ARRAY, then the count
+        assert_eq!(err.offset(), Some(8), "in {chunk}-byte pieces: {err}");
+    }
 }

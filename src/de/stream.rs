@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::decoder::Decoder;
-use crate::stream::{Incremental, ReadDocuments, Ready};
+use crate::stream::{Framer, Incremental, ReadDocuments, Ready};
 use std::marker::PhantomData;
 
 /// A serde deserializer over a stream of concatenated Sereal documents
@@ -412,27 +412,37 @@ impl Incremental {
     /// assert_eq!(inc.next_as::<(String, u32)>().unwrap().unwrap(), ("id".to_string(), 7));
     /// ```
     pub fn next_as<T: de::DeserializeOwned>(&mut self) -> Option<Result<T>> {
-        if let Some(v) = self.attempt() {
+        if let Some(v) = self.try_framed(|framer, doc| framer.read_open(doc)) {
             return Some(Ok(v));
         }
         let ready = self.ready()?;
-        Some(self.deserialize_from(ready))
+        Some(self.framed(|framer, doc| framer.deserialize(doc, ready)))
     }
+}
 
-    /// Reads the next document as a `T` open, before its scan starts, when
-    /// the read finds it complete: the bytes it takes are scanned and read
-    /// once.
-    fn attempt<T: de::DeserializeOwned>(&mut self) -> Option<T> {
-        let rest = self.unscanned()?;
+impl Framer {
+    /// Reads the document at the start of `doc` as a `T` open, when its
+    /// scan has not started and the read finds it whole: the document is
+    /// then scanned and read once (see [`attempt`]); its value and the
+    /// bytes it used.
+    pub(crate) fn read_open<T: de::DeserializeOwned>(&mut self, doc: &[u8]) -> Option<(T, usize)> {
+        if !self.fresh() {
+            return None;
+        }
         let opts = self.decoder().options();
-        let (v, used) = attempt(rest, opts, true, |de| T::deserialize(de))?;
-        self.skip(used);
-        Some(v)
+        let (v, used) = attempt(doc, opts, true, |de| T::deserialize(de))?;
+        self.advance(used);
+        Some((v, used))
     }
 
-    /// Takes the document `ready` says is next as a `T`.
-    fn deserialize_from<T: de::DeserializeOwned>(&mut self, ready: Ready) -> Result<T> {
-        self.take(ready, |dec, doc| {
+    /// Takes the document `ready` says is at the start of `doc` as a `T`
+    /// (and the bytes it used).
+    pub(crate) fn deserialize<T: de::DeserializeOwned>(
+        &mut self,
+        doc: &[u8],
+        ready: Ready,
+    ) -> Result<(T, usize)> {
+        self.take(doc, ready, |dec, doc| {
             closed(doc, dec.options(), doc.len(), |de| T::deserialize(de))
         })
     }
@@ -452,12 +462,13 @@ impl<R: std::io::Read> ReadDocuments<R> {
     /// assert!(docs.next_as::<Vec<u8>>().is_none());
     /// ```
     pub fn next_as<T: de::DeserializeOwned>(&mut self) -> Option<Result<T>> {
-        if let Some(v) = self.incremental().attempt() {
-            return Some(Ok(v));
-        }
-        match self.ready()? {
-            Ok(ready) => Some(self.incremental().deserialize_from(ready)),
-            Err(e) => Some(Err(e)),
+        loop {
+            if let Some(r) = self.incremental().next_as() {
+                return Some(r);
+            }
+            if let Err(e) = self.fill()? {
+                return Some(Err(e));
+            }
         }
     }
 }

@@ -62,7 +62,9 @@ use crate::protocol::{
 use crate::value::Document;
 use std::io::Read;
 
+mod framer;
 mod scan;
+pub(crate) use framer::Framer;
 pub(crate) use scan::key_positions;
 use scan::{Scan, Scanner};
 
@@ -132,17 +134,13 @@ const READ_CHUNK: usize = 64 * 1024;
 /// ```
 #[derive(Debug, Default)]
 pub struct Incremental {
-    dec: Decoder,
+    /// The scanner and decoder of the current document, and its stream offset.
+    framer: Framer,
     /// Bytes fed and not yet taken out; the current document starts at `start`.
     buf: Vec<u8>,
     start: usize,
-    /// The stream offset of `buf[0]`.
-    base: usize,
-    scan: Scanner,
     /// No more input will come.
     finished: bool,
-    /// A document failed: the stream is over.
-    failed: bool,
 }
 
 impl Incremental {
@@ -155,7 +153,7 @@ impl Incremental {
     /// ```
     pub fn new(decoder: Decoder) -> Incremental {
         Incremental {
-            dec: decoder,
+            framer: Framer::new(decoder),
             ..Incremental::default()
         }
     }
@@ -170,14 +168,13 @@ impl Incremental {
     /// assert!(inc.next_document().is_none());
     /// ```
     pub fn feed(&mut self, bytes: &[u8]) {
-        if self.finished || self.failed {
+        if self.finished || self.framer.failed() {
             return;
         }
         // Drop the bytes of documents taken out once they are at least as
         // many as those kept: each byte is moved at most once on average.
         if self.start > 0 && self.start >= self.buf.len() - self.start {
             self.buf.drain(..self.start);
-            self.base += self.start;
             self.start = 0;
         }
         self.buf.extend_from_slice(bytes);
@@ -227,7 +224,7 @@ impl Incremental {
 
     /// Takes the document `ready` says is next as a graph.
     pub(crate) fn document_from(&mut self, ready: Ready) -> Result<Document> {
-        self.take(ready, |dec, doc| dec.decode_prefix_held(doc, doc.len()))
+        self.framed(|framer, doc| framer.document(doc, ready))
     }
 
     /// The bytes of the next complete document, as they came (to forward,
@@ -257,37 +254,15 @@ impl Incremental {
     /// Takes the bytes of the document `ready` says is next.
     pub(crate) fn raw_from(&mut self, ready: Ready) -> Result<&[u8]> {
         let at = self.start;
-        let len = match ready {
-            Ready::Scanned(len) => {
-                self.start += len;
-                self.scan.reset();
-                Ok(len)
-            }
-            ready => self.take(ready, |dec, doc| {
-                let (_, used) = dec.decode_prefix_held(doc, doc.len())?;
-                Ok((used, used))
-            }),
-        };
-        len.map(|len| &self.buf[at..at + len])
+        let len = self.framer.raw(&self.buf[at..], ready)?;
+        self.start += len;
+        Ok(&self.buf[at..at + len])
     }
 
     /// Whether the next document is complete, and how to take it; `None`
     /// when more input is needed or the stream is over.
     pub(crate) fn ready(&mut self) -> Option<Ready> {
-        if self.failed {
-            return None;
-        }
-        let doc = &self.buf[self.start..];
-        let left = doc.len();
-        // A document known to be longer than the limits allow is refused
-        // (by the scan) before more of it is buffered.
-        match self.scan.run(doc, self.dec.options()) {
-            Scan::End(len) => Some(Ready::Scanned(len)),
-            Scan::Invalid { len, fallback } => Some(Ready::Refused(len, fallback)),
-            // At the end of the input the decoder has the last word on what is left.
-            Scan::More if self.finished && left > 0 => Some(Ready::Refused(left, None)),
-            Scan::More => None,
-        }
+        self.framer.ready(&self.buf[self.start..], self.finished)
     }
 
     /// Takes the document `ready` says is next by `read`, which is given
@@ -301,31 +276,30 @@ impl Incremental {
         ready: Ready,
         read: impl FnOnce(&Decoder, &[u8]) -> Result<(X, usize)>,
     ) -> Result<X> {
-        let at = self.offset();
-        // The buffered document is held while it is decoded.
-        let doc = &self.buf[self.start..];
-        match ready.read(doc, |doc| read(&self.dec, doc)) {
-            Ok((v, used)) => {
-                self.start += used;
-                self.scan.reset();
-                Ok(v)
-            }
-            Err(e) => {
-                self.failed = true;
-                Err(e.shifted(at, false))
-            }
-        }
+        self.framed(|framer, doc| framer.take(doc, ready, read))
     }
 
-    /// The bytes after the documents taken out, when the scan of the next
-    /// one has not started: a read that finds its end itself may try them.
-    pub(crate) fn unscanned(&self) -> Option<&[u8]> {
-        (self.scan.pos == 0 && !self.failed).then(|| &self.buf[self.start..])
+    /// Takes the next document by `take`, which is given the framer and
+    /// the buffered bytes from the document's first byte on, and returns
+    /// what it made of them and how many bytes it used.
+    pub(crate) fn framed<X>(
+        &mut self,
+        take: impl FnOnce(&mut Framer, &[u8]) -> Result<(X, usize)>,
+    ) -> Result<X> {
+        let (v, used) = take(&mut self.framer, &self.buf[self.start..])?;
+        self.start += used;
+        Ok(v)
     }
 
-    /// Takes out the next document, of `len` bytes, which the caller read.
-    pub(crate) fn skip(&mut self, len: usize) {
-        self.start += len;
+    /// As [`framed`](Self::framed), for a take that may decline (`None`),
+    /// leaving the buffer as it was.
+    pub(crate) fn try_framed<X>(
+        &mut self,
+        take: impl FnOnce(&mut Framer, &[u8]) -> Option<(X, usize)>,
+    ) -> Option<X> {
+        let (v, used) = take(&mut self.framer, &self.buf[self.start..])?;
+        self.start += used;
+        Some(v)
     }
 
     /// At least how many more bytes the current document needs: 0 when
@@ -346,11 +320,7 @@ impl Incremental {
     /// assert_eq!(inc.needed(), doc.len() - 100);
     /// ```
     pub fn needed(&self) -> usize {
-        if self.failed {
-            return 0;
-        }
-        let unscanned = self.buf.len() - self.start - self.scan.pos;
-        self.scan.needed().saturating_sub(unscanned)
+        self.framer.needed(self.buf.len() - self.start)
     }
 
     /// The stream offset of the current document: where the next document
@@ -365,7 +335,7 @@ impl Incremental {
     /// assert_eq!(inc.offset(), doc.len());
     /// ```
     pub fn offset(&self) -> usize {
-        self.base + self.start
+        self.framer.offset()
     }
 
     /// The decoder in use.
@@ -375,7 +345,7 @@ impl Incremental {
     /// assert_eq!(inc.decoder().options().max_recursion_depth, 10_000);
     /// ```
     pub fn decoder(&self) -> &Decoder {
-        &self.dec
+        self.framer.decoder()
     }
 }
 
@@ -480,20 +450,29 @@ impl<R: Read> ReadDocuments<R> {
             if let Some(ready) = self.inc.ready() {
                 return Some(Ok(ready));
             }
-            if self.inc.finished || self.inc.failed {
-                return None;
-            }
-            self.chunk.resize(READ_CHUNK, 0);
-            match self.reader.read(&mut self.chunk) {
-                Ok(0) => self.inc.finish(),
-                Ok(n) => self.inc.feed(&self.chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let at = self.inc.base + self.inc.buf.len();
-                    return Some(Err(Error::io("read", e).or_at(at, false)));
-                }
+            if let Err(e) = self.fill()? {
+                return Some(Err(e));
             }
         }
+    }
+
+    /// Reads once more into the push decoder (the end of the input
+    /// finishes it); `None` when the stream is over.
+    pub(crate) fn fill(&mut self) -> Option<Result<()>> {
+        if self.inc.finished || self.inc.framer.failed() {
+            return None;
+        }
+        self.chunk.resize(READ_CHUNK, 0);
+        match self.reader.read(&mut self.chunk) {
+            Ok(0) => self.inc.finish(),
+            Ok(n) => self.inc.feed(&self.chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let at = self.inc.offset() + (self.inc.buf.len() - self.inc.start);
+                return Some(Err(Error::io("read", e).or_at(at, false)));
+            }
+        }
+        Some(Ok(()))
     }
 
     /// The push decoder the documents are read through.
