@@ -7,7 +7,9 @@
 //! - rmp-serde reading the same records as MessagePack from the same kind
 //!   of reader (`rmp_serde::Deserializer::new(reader)` in a loop);
 //! - serde_json's `StreamDeserializer` over the same records as JSON;
-//! - the graph stream, `ReadDocuments` with `from_value` per document.
+//! - the graph stream, `ReadDocuments` with `from_value` per document;
+//! - and the tokio codec, `FramedRead` with `SerealCodec`, against the
+//!   blocking reader on the same pieces.
 //!
 //! A reader hands out at most 4 KiB per `read` call, as a socket or a
 //! pipe does. `cargo bench --bench streams` runs every line; an argument
@@ -42,6 +44,19 @@ impl Read for Pieces<'_> {
 
 fn pieces(rest: &[u8]) -> Pieces<'_> {
     Pieces { rest, piece: 4096 }
+}
+
+impl tokio::io::AsyncRead for Pieces<'_> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let n = self.rest.len().min(self.piece).min(buf.remaining());
+        buf.put_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        std::task::Poll::Ready(Ok(()))
+    }
 }
 
 /// Reads every record of `read` and checks the count.
@@ -112,6 +127,25 @@ fn main() {
             }
         };
         pair("reader vs rmp reader", "rmp_serde", reader, rmp);
+    }
+    if wanted("tokio") {
+        use futures::StreamExt;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let codec = &mut || {
+            rt.block_on(async {
+                let codec = sereal::codec::SerealCodec::<Record>::default();
+                let mut frames = tokio_util::codec::FramedRead::new(pieces(black_box(buf)), codec);
+                let mut n = 0;
+                while let Some(r) = frames.next().await {
+                    black_box(r.unwrap());
+                    n += 1;
+                }
+                assert_eq!(n, COUNT);
+            })
+        };
+        pair("tokio codec vs reader", "blocking", codec, reader);
     }
     if wanted("json") {
         let json_stream = &mut || {
