@@ -77,3 +77,8 @@ const _: () = {
     // An error is one pointer, so that `Result`s stay small.
     assert!(std::mem::size_of::<Error>() == std::mem::size_of::<usize>());
 };
+
+/// The guide's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/streams.md")]
+pub struct StreamsGuide;
