@@ -15,8 +15,9 @@ use std::marker::PhantomData;
 ///
 /// Made over a slice ([`from_slice`](Deserializer::from_slice)) or a
 /// reader ([`from_reader`](Deserializer::from_reader)), with the default
-/// [`DecoderOptions`] or the caller's (the `_with` constructors: limits,
-/// refusals). [`into_iter`](Deserializer::into_iter) turns it into an
+/// [`DecoderOptions`] or the caller's (the `_with` constructors, or
+/// [`Decoder::deserializer`] and [`Decoder::deserializer_from_reader`]:
+/// limits, refusals). [`into_iter`](Deserializer::into_iter) turns it into an
 /// iterator of `Result<T>`, one per document; `T::deserialize(&mut de)`
 /// reads one document, and [`end`](Deserializer::end) checks that no
 /// other follows.
@@ -470,6 +471,38 @@ impl<R: std::io::Read> ReadDocuments<R> {
                 return Some(Err(e));
             }
         }
+    }
+}
+
+impl Decoder {
+    /// A serde [`Deserializer`] over the documents in `input`, read with
+    /// this decoder's options (its THAW handlers do not apply: serde reads
+    /// an object as its referent).
+    ///
+    /// ```
+    /// use sereal::{Decoder, DecoderOptions};
+    /// let buf = [sereal::to_vec(&1u8).unwrap(), sereal::to_vec(&2u8).unwrap()].concat();
+    /// let dec = Decoder::new(DecoderOptions::untrusted());
+    /// let all: Vec<u8> = dec.deserializer(&buf).into_iter().collect::<Result<_, _>>().unwrap();
+    /// assert_eq!(all, [1, 2]);
+    /// ```
+    pub fn deserializer<'de>(&self, input: &'de [u8]) -> Deserializer<SliceRead<'de>> {
+        Deserializer::from_slice_with(input, self.options().clone())
+    }
+
+    /// A serde [`Deserializer`] over the documents `reader` delivers, read
+    /// with this decoder's options (see
+    /// [`Deserializer::from_reader`]).
+    ///
+    /// ```
+    /// use sereal::{Decoder, DecoderOptions};
+    /// let buf = sereal::to_vec(&vec![7u8; 100]).unwrap();
+    /// let dec = Decoder::new(DecoderOptions::new().max_num_array_entries(10));
+    /// let mut it = dec.deserializer_from_reader(&buf[..]).into_iter::<Vec<u8>>();
+    /// assert!(it.next().unwrap().is_err());
+    /// ```
+    pub fn deserializer_from_reader<R: std::io::Read>(&self, reader: R) -> Deserializer<IoRead<R>> {
+        Deserializer::from_reader_with(reader, self.options().clone())
     }
 }
 
