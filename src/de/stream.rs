@@ -45,7 +45,7 @@ use std::marker::PhantomData;
 /// fails, where the next one starts is not always known. A consumer that
 /// must go on past a document its type refuses takes the documents' bytes
 /// ([`Incremental::next_raw`], [`ReadDocuments::next_raw`],
-/// [`codec::RawCodec`](crate::codec)) and deserializes each with
+/// `codec::RawCodec` with the `tokio` feature) and deserializes each with
 /// [`from_slice`](crate::from_slice).
 ///
 /// ```
