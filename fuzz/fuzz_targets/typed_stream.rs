@@ -8,9 +8,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+#[path = "support/pieces.rs"]
+mod pieces;
+use pieces::Pieces;
 use sereal::stream::Incremental;
 use sereal::{DecoderOptions, Deserializer, Error, Value};
-use std::io::Read;
 
 /// What a typed stream yielded: values with the offset after each, then
 /// the error that ended it, if any.
@@ -40,30 +42,9 @@ fn same(a: &Outcome, b: &Outcome, how: &str) {
     assert_eq!(err(a), err(b), "{how}: error");
 }
 
-/// A reader that hands out at most `chunk` bytes per read.
-struct Pieces<'a> {
-    data: &'a [u8],
-    chunk: usize,
-}
-
-impl Read for Pieces<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.chunk.min(buf.len()).min(self.data.len());
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
-
 fuzz_target!(|data: &[u8]| {
-    let (&cut, stream) = match data.split_first() {
-        Some(split) => split,
-        None => return,
-    };
-    let chunk = match cut {
-        0..=0x7f => usize::from(cut % 16) + 1,
-        0x80..=0xef => usize::from(cut) * 17,
-        _ => 64 * 1024,
+    let Some((chunk, stream)) = pieces::split(data) else {
+        return;
     };
     let opts = DecoderOptions::new()
         .max_uncompressed_size(16 << 20)
