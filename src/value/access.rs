@@ -1,8 +1,7 @@
 //! Reading a value: its scalars, and the slots of the node it refers to,
 //! cloned or borrowed.
 
-use super::{Array, Body, Hash, Ref, Value};
-use std::cell;
+use super::{Array, Body, Borrowed, Hash, Ref, Value};
 
 impl Value {
     /// Whether the value is undefined (`Undef`, `CanonicalUndef`, or a weak
@@ -148,7 +147,7 @@ impl Value {
     /// let s: &str = name.as_str().unwrap();
     /// assert_eq!(s, "ann");
     /// ```
-    pub fn get_ref(&self, key: &str) -> Option<cell::Ref<'_, Value>> {
+    pub fn get_ref(&self, key: &str) -> Option<Borrowed<'_, Value>> {
         self.borrow_in(|b| match b {
             Body::Hash(h) => h.get(key),
             _ => None,
@@ -164,7 +163,7 @@ impl Value {
     /// assert_eq!(v.at_ref(1).unwrap().as_i64(), Some(20));
     /// assert!(v.at_ref(2).is_none());
     /// ```
-    pub fn at_ref(&self, i: usize) -> Option<cell::Ref<'_, Value>> {
+    pub fn at_ref(&self, i: usize) -> Option<Borrowed<'_, Value>> {
         self.borrow_in(|b| match b {
             Body::Array(a) => a.get(i),
             _ => None,
@@ -179,7 +178,7 @@ impl Value {
     /// let v = Value::array([1, 2]);
     /// assert_eq!(v.as_array().unwrap()[1], Value::Int(2));
     /// ```
-    pub fn as_array(&self) -> Option<cell::Ref<'_, Array>> {
+    pub fn as_array(&self) -> Option<Borrowed<'_, Array>> {
         self.borrow_in(|b| match b {
             Body::Array(a) => Some(a),
             _ => None,
@@ -196,7 +195,7 @@ impl Value {
     /// assert_eq!(h["name"].as_str(), Some("ann"));
     /// assert!(h["missing"].is_undef());
     /// ```
-    pub fn as_hash(&self) -> Option<cell::Ref<'_, Hash>> {
+    pub fn as_hash(&self) -> Option<Borrowed<'_, Hash>> {
         self.borrow_in(|b| match b {
             Body::Hash(h) => Some(h),
             _ => None,
@@ -208,10 +207,10 @@ impl Value {
     fn borrow_in<T: ?Sized>(
         &self,
         pick: impl FnOnce(&Body) -> Option<&T>,
-    ) -> Option<cell::Ref<'_, T>> {
+    ) -> Option<Borrowed<'_, T>> {
         let (Value::Ref(r) | Value::Alias(r)) = self else {
             return None;
         };
-        cell::Ref::filter_map(r.try_body().ok()?, pick).ok()
+        Borrowed::filter_map(r.try_body().ok()?, pick).ok()
     }
 }

@@ -24,8 +24,10 @@
 
 mod access;
 mod array;
+mod borrow;
 mod chunks;
 pub(crate) mod collect;
+mod compare;
 mod convert;
 mod document;
 mod eq;
@@ -35,7 +37,9 @@ pub(crate) mod guard;
 mod hash;
 mod key;
 mod keybox;
+mod macros;
 mod noderc;
+mod pointer;
 pub(crate) mod prefetch;
 mod send;
 #[cfg(feature = "serde")]
@@ -43,6 +47,7 @@ mod serde;
 mod str;
 
 pub use self::array::Array;
+pub use self::borrow::{Borrowed, BorrowedMut};
 pub(crate) use self::chunks::ChunkPool;
 pub use self::document::Document;
 pub use self::hash::Hash;
@@ -407,20 +412,25 @@ impl Ref {
     /// # Panics
     /// If the node is borrowed for writing at the same time; use
     /// [`Ref::try_body`] to get an error instead.
-    pub fn body(&self) -> cell::Ref<'_, Body> {
-        self.0.body.borrow()
+    pub fn body(&self) -> Borrowed<'_, Body> {
+        Borrowed::cell(self.0.body.borrow())
     }
 
     /// Reads the node's content, or errors when it is borrowed for writing.
-    pub fn try_body(&self) -> Result<cell::Ref<'_, Body>> {
-        self.0.body.try_borrow().map_err(|_| borrowed())
+    pub fn try_body(&self) -> Result<Borrowed<'_, Body>> {
+        self.0
+            .body
+            .try_borrow()
+            .map(Borrowed::cell)
+            .map_err(|_| borrowed())
     }
 
     /// Borrows the node's content for changing; errors when it is in use.
-    pub fn body_mut(&self) -> Result<cell::RefMut<'_, Body>> {
+    pub fn body_mut(&self) -> Result<BorrowedMut<'_, Body>> {
         self.0
             .body
             .try_borrow_mut()
+            .map(BorrowedMut::cell)
             .map_err(|_| mutation_refused(&self.0))
     }
 
@@ -431,8 +441,8 @@ impl Ref {
     }
 
     /// The array, if this node is one.
-    pub fn as_array(&self) -> Option<cell::Ref<'_, Array>> {
-        cell::Ref::filter_map(self.body(), |b| match b {
+    pub fn as_array(&self) -> Option<Borrowed<'_, Array>> {
+        Borrowed::filter_map(self.body(), |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
         })
@@ -440,8 +450,8 @@ impl Ref {
     }
 
     /// The hash, if this node is one.
-    pub fn as_hash(&self) -> Option<cell::Ref<'_, Hash>> {
-        cell::Ref::filter_map(self.body(), |b| match b {
+    pub fn as_hash(&self) -> Option<Borrowed<'_, Hash>> {
+        Borrowed::filter_map(self.body(), |b| match b {
             Body::Hash(h) => Some(h),
             _ => None,
         })
@@ -456,20 +466,32 @@ impl Ref {
     /// r.array_mut().unwrap().push(Value::from(1));
     /// assert_eq!(r.as_array().unwrap().len(), 1);
     /// ```
-    pub fn array_mut(&self) -> Result<cell::RefMut<'_, Array>> {
-        cell::RefMut::filter_map(self.body_mut()?, |b| match b {
+    pub fn array_mut(&self) -> Result<BorrowedMut<'_, Array>> {
+        let body = self
+            .0
+            .body
+            .try_borrow_mut()
+            .map_err(|_| mutation_refused(&self.0))?;
+        cell::RefMut::filter_map(body, |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
         })
+        .map(BorrowedMut::cell)
         .map_err(|_| Error::new(ErrorKind::WrongBody("an array")))
     }
 
     /// The hash for changing. Errors if the node is not a hash or is in use.
-    pub fn hash_mut(&self) -> Result<cell::RefMut<'_, Hash>> {
-        cell::RefMut::filter_map(self.body_mut()?, |b| match b {
+    pub fn hash_mut(&self) -> Result<BorrowedMut<'_, Hash>> {
+        let body = self
+            .0
+            .body
+            .try_borrow_mut()
+            .map_err(|_| mutation_refused(&self.0))?;
+        cell::RefMut::filter_map(body, |b| match b {
             Body::Hash(h) => Some(h),
             _ => None,
         })
+        .map(BorrowedMut::cell)
         .map_err(|_| Error::new(ErrorKind::WrongBody("a hash")))
     }
 
