@@ -39,6 +39,7 @@ mod key;
 mod keybox;
 mod macros;
 mod noderc;
+mod perl;
 mod pointer;
 pub(crate) mod prefetch;
 mod send;
@@ -56,6 +57,7 @@ pub use self::key::Key;
 pub(crate) use self::key::{ClassMap, ClassNames};
 pub(crate) use self::keybox::KeyChunks;
 pub(crate) use self::noderc::{NodeChunks, NodeRc, NodeWeak};
+pub use self::perl::Dumper;
 pub use self::send::{NotSendable, SendDocument};
 #[cfg(feature = "json")]
 pub(crate) use self::str::latin1_to_string;
