@@ -136,9 +136,10 @@ impl Value {
 
     /// The value under `key` in the hash this value refers to, borrowed
     /// instead of cloned: a guard that reads as `&Value` while it lives
-    /// (and while it does, the hash cannot be changed). `None` for a
-    /// missing key, a value that is not a hash, a weak reference (upgrade
-    /// it first) or a hash borrowed for writing.
+    /// (and while it does, the hash cannot be changed). It reaches what
+    /// [`Value::get`] reaches (through a strong or live weak reference, or
+    /// an alias). `None` for a missing key, a value that is not a hash, or
+    /// a hash borrowed for writing.
     ///
     /// ```
     /// use sereal::Value;
@@ -170,8 +171,9 @@ impl Value {
         })
     }
 
-    /// The array this value refers to, borrowed (`None` for anything else,
-    /// a weak reference included, or an array borrowed for writing).
+    /// The array this value refers to (through a strong or live weak
+    /// reference, or an alias), borrowed (`None` for anything else, or an
+    /// array borrowed for writing).
     ///
     /// ```
     /// use sereal::Value;
@@ -203,14 +205,19 @@ impl Value {
     }
 
     /// A borrow of what `pick` finds in the body of the node this value
-    /// holds strongly.
+    /// reaches (as [`Value::node`] does).
     fn borrow_in<T: ?Sized>(
         &self,
         pick: impl FnOnce(&Body) -> Option<&T>,
     ) -> Option<Borrowed<'_, T>> {
-        let (Value::Ref(r) | Value::Alias(r)) = self else {
-            return None;
-        };
-        Borrowed::filter_map(r.try_body().ok()?, pick).ok()
+        match self {
+            Value::Ref(r) | Value::Alias(r) => Borrowed::filter_map(r.try_body().ok()?, pick).ok(),
+            // the guard keeps the upgraded node alive
+            Value::Weak(w) => Borrowed::owning(w.upgrade()?, |r| {
+                let body = r.0.body.try_borrow().ok()?;
+                std::cell::Ref::filter_map(body, pick).ok()
+            }),
+            _ => None,
+        }
     }
 }

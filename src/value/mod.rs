@@ -11,6 +11,48 @@
 //! node held by more than one strong handle (or by any weak one) is written
 //! once and referred to by offset afterwards; a node held once costs nothing.
 //!
+//! # Reading: `get` clones, `get_ref` borrows
+//!
+//! One convention holds across [`Value`], [`Hash`](struct@Hash) and [`Array`]:
+//!
+//! - On a [`Value`], which is a handle into shared nodes, `get`/`at`
+//!   return an owned clone of the slot (`Option<Value>`). It is cheap: a
+//!   string of up to 22 bytes is inline and a node is a counted handle, so
+//!   the clone shares the node, and no borrow outlives the call.
+//! - `get_ref`/`at_ref`/`as_hash`/`as_array` on a `Value`, [`Ref::body`],
+//!   [`Ref::as_hash`] and the like return a guard of the crate's own,
+//!   [`Borrowed`] (or [`BorrowedMut`] for `body_mut`, `hash_mut`,
+//!   `array_mut`), which reads as `&T` and keeps the node borrowed, as
+//!   `RefCell`'s guards do: while it lives, the node cannot be changed
+//!   (mutators return an error, never panic). [`Value::pointer`] and
+//!   [`Value::pointer_mut`] return the same guards. `get` and `get_ref`
+//!   reach the same slots: through strong and live weak references and
+//!   aliases.
+//! - [`Hash`](struct@Hash) and [`Array`] are a node's content, plain data
+//!   reached through such a guard (or owned): their `get` borrows
+//!   (`Option<&Value>`), as std's collections do, for as long as the guard
+//!   or the owner lives; `.cloned()` gives the owned form.
+//!
+//! `Value` does not implement `Index` (`v["key"]`): `Index` must return a
+//! plain `&Value`, and one into a node's `RefCell` could outlive a change
+//! made through another handle on the same node, which would be unsound.
+//! Index a borrowed hash instead (`v.as_hash().unwrap()["key"]`, `Undef`
+//! when missing, as serde_json's map), or use [`Value::pointer`].
+//!
+//! ```
+//! use sereal::{sereal, Value};
+//! let v = sereal!({"name": "ann", "tags": ["a"]});
+//! let owned: Value = v.get("name").unwrap();            // a clone
+//! let tags = v.get_ref("tags").unwrap();                // Borrowed<'_, Value>
+//! assert!(tags.at(0).unwrap() == "a");
+//! assert!(v.as_strong_ref().unwrap().hash_mut().is_err()); // borrowed: no change
+//! drop(tags);
+//! let h = v.as_hash().unwrap();                         // Borrowed<'_, Hash>
+//! let name: Option<&Value> = h.get("name");             // borrows from the guard
+//! assert!(name.unwrap() == "ann" && owned == "ann");
+//! assert!(h["missing"].is_undef());
+//! ```
+//!
 //! ```
 //! use sereal::{Value, Ref};
 //! let shared = Ref::array(vec![Value::from(1), Value::from(2)]);
