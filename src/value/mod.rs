@@ -74,6 +74,7 @@ mod convert;
 mod document;
 mod eq;
 mod fmt;
+mod foreign;
 mod free;
 pub(crate) mod guard;
 mod hash;
@@ -93,6 +94,7 @@ pub use self::array::Array;
 pub use self::borrow::{Borrowed, BorrowedMut};
 pub(crate) use self::chunks::ChunkPool;
 pub use self::document::Document;
+pub use self::foreign::Foreign;
 pub use self::hash::Hash;
 pub(crate) use self::key::content_hash;
 pub use self::key::Key;
@@ -109,7 +111,6 @@ pub use self::str::Str;
 
 use crate::error::{Error, ErrorKind, Result};
 use std::cell::{self, RefCell, UnsafeCell};
-use std::rc::Rc;
 
 /// One slot of a Sereal document: a scalar, or a handle on a [`Node`].
 ///
@@ -193,62 +194,6 @@ pub enum Value {
     /// this part). The encoder refuses it unless `undef_unknown` or
     /// `stringify_unknown` says what to write.
     Foreign(Foreign),
-}
-
-/// Data of any Rust type in the graph, which Sereal cannot carry.
-///
-/// ```
-/// use sereal::{Encoder, EncoderOptions, Foreign, Value};
-/// let v = Value::array([Value::Foreign(Foreign::new(std::time::Duration::from_secs(3)))]);
-/// assert!(sereal::encode(&v).is_err());
-/// let mut enc = Encoder::new(EncoderOptions::new().undef_unknown(true)).unwrap();
-/// assert_eq!(&enc.encode(&v).unwrap()[6..], b"\x41\x25");
-/// ```
-#[derive(Clone)]
-pub struct Foreign(Rc<dyn Opaque>);
-
-/// Any `'static` type, with its name (keeps [`Foreign`] one fat pointer).
-trait Opaque: std::any::Any {
-    fn type_name(&self) -> &'static str;
-    fn as_any(&self) -> &dyn std::any::Any;
-}
-
-impl<T: std::any::Any> Opaque for T {
-    fn type_name(&self) -> &'static str {
-        std::any::type_name::<T>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
-
-impl Foreign {
-    /// Wraps `data`.
-    pub fn new<T: std::any::Any>(data: T) -> Foreign {
-        Foreign(Rc::new(data))
-    }
-
-    /// The data, if it is a `T`.
-    pub fn downcast_ref<T: std::any::Any>(&self) -> Option<&T> {
-        // Through the `Rc`: `Opaque` is implemented for the `Rc` too.
-        Opaque::as_any(&*self.0).downcast_ref()
-    }
-
-    /// The Rust type name of the data.
-    pub fn type_name(&self) -> &'static str {
-        Opaque::type_name(&*self.0)
-    }
-
-    /// Whether two handles are on the same data.
-    pub fn ptr_eq(&self, other: &Foreign) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl std::fmt::Debug for Foreign {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "foreign({})", self.type_name())
-    }
 }
 
 /// A shared, identity-bearing part of the graph: a scalar cell, array,
