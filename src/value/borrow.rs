@@ -69,49 +69,76 @@ enum Exclusive<'a, T: ?Sized> {
     Cell(cell::RefMut<'a, T>),
 }
 
+/// What both guards do alike: `plain`, `cell`, `owning`, `map` and `Deref`, for the
+/// guard `$guard` over `$inner`, `RefCell`'s guard `$cell`, and `&` or
+/// `&mut` references (`$mut` empty or `mut`).
+macro_rules! guard_common {
+    ($guard:ident, $inner:ident, $cell:ident, $($mut:tt)?) => {
+        impl<'a, T: ?Sized> $guard<'a, T> {
+            pub(crate) fn plain(r: &'a $($mut)? T) -> Self {
+                $guard {
+                    borrow: $inner::Plain(r),
+                    node: None,
+                }
+            }
+
+            pub(crate) fn cell(r: cell::$cell<'a, T>) -> Self {
+                $guard {
+                    borrow: $inner::Cell(r),
+                    node: None,
+                }
+            }
+
+            /// A borrow of `node`'s content that keeps `node` alive.
+            pub(crate) fn owning(
+                node: Ref,
+                borrow: impl FnOnce(&Ref) -> Option<cell::$cell<'_, T>>,
+            ) -> Option<Self> {
+                let b = borrow(&node)?;
+                // SAFETY: the borrow points into the node, which `node`
+                // keeps alive at a fixed address (moving the handle does not
+                // move the node) for as long as the guard lives; the guard
+                // drops the borrow first (field order). Only the lifetime
+                // changes.
+                let b: cell::$cell<'a, T> = unsafe { std::mem::transmute(b) };
+                Some($guard {
+                    borrow: $inner::Cell(b),
+                    node: Some(node),
+                })
+            }
+
+            #[doc = concat!("A guard on a part of what this one borrows (as `cell::", stringify!($cell), "::map`).")]
+            pub fn map<U: ?Sized>(
+                orig: Self,
+                f: impl FnOnce(&$($mut)? T) -> &$($mut)? U,
+            ) -> $guard<'a, U> {
+                let borrow = match orig.borrow {
+                    $inner::Plain(r) => $inner::Plain(f(r)),
+                    $inner::Cell(r) => $inner::Cell(cell::$cell::map(r, f)),
+                };
+                $guard {
+                    borrow,
+                    node: orig.node,
+                }
+            }
+        }
+
+        impl<T: ?Sized> Deref for $guard<'_, T> {
+            type Target = T;
+            #[inline]
+            fn deref(&self) -> &T {
+                match &self.borrow {
+                    $inner::Plain(r) => r,
+                    $inner::Cell(r) => r,
+                }
+            }
+        }
+    };
+}
+guard_common!(Borrowed, Shared, Ref,);
+guard_common!(BorrowedMut, Exclusive, RefMut, mut);
+
 impl<'a, T: ?Sized> Borrowed<'a, T> {
-    pub(crate) fn plain(r: &'a T) -> Self {
-        Borrowed {
-            borrow: Shared::Plain(r),
-            node: None,
-        }
-    }
-
-    pub(crate) fn cell(r: cell::Ref<'a, T>) -> Self {
-        Borrowed {
-            borrow: Shared::Cell(r),
-            node: None,
-        }
-    }
-
-    /// A borrow of `node`'s content that keeps `node` alive.
-    pub(crate) fn owning(
-        node: Ref,
-        borrow: impl FnOnce(&Ref) -> Option<cell::Ref<'_, T>>,
-    ) -> Option<Self> {
-        let b = borrow(&node)?;
-        // SAFETY: the borrow points into the node, which `node` keeps alive
-        // at a fixed address (moving the handle does not move the node)
-        // for as long as the guard lives; the guard drops the borrow first.
-        let b: cell::Ref<'a, T> = unsafe { std::mem::transmute(b) };
-        Some(Borrowed {
-            borrow: Shared::Cell(b),
-            node: Some(node),
-        })
-    }
-
-    /// A guard on a part of what this one reads (as `cell::Ref::map`).
-    pub fn map<U: ?Sized>(orig: Self, f: impl FnOnce(&T) -> &U) -> Borrowed<'a, U> {
-        let borrow = match orig.borrow {
-            Shared::Plain(r) => Shared::Plain(f(r)),
-            Shared::Cell(r) => Shared::Cell(cell::Ref::map(r, f)),
-        };
-        Borrowed {
-            borrow,
-            node: orig.node,
-        }
-    }
-
     /// A guard on a part of what this one reads, if `f` finds one; the
     /// original guard otherwise (as `cell::Ref::filter_map`).
     pub fn filter_map<U: ?Sized>(
@@ -140,70 +167,6 @@ impl<'a, T: ?Sized> Borrowed<'a, T> {
                     node,
                 }),
             },
-        }
-    }
-}
-
-impl<'a, T: ?Sized> BorrowedMut<'a, T> {
-    pub(crate) fn plain(r: &'a mut T) -> Self {
-        BorrowedMut {
-            borrow: Exclusive::Plain(r),
-            node: None,
-        }
-    }
-
-    pub(crate) fn cell(r: cell::RefMut<'a, T>) -> Self {
-        BorrowedMut {
-            borrow: Exclusive::Cell(r),
-            node: None,
-        }
-    }
-
-    /// As [`Borrowed::owning`].
-    pub(crate) fn owning(
-        node: Ref,
-        borrow: impl FnOnce(&Ref) -> Option<cell::RefMut<'_, T>>,
-    ) -> Option<Self> {
-        let b = borrow(&node)?;
-        // SAFETY: as in `Borrowed::owning`.
-        let b: cell::RefMut<'a, T> = unsafe { std::mem::transmute(b) };
-        Some(BorrowedMut {
-            borrow: Exclusive::Cell(b),
-            node: Some(node),
-        })
-    }
-
-    /// A guard on a part of what this one borrows (as `cell::RefMut::map`).
-    pub fn map<U: ?Sized>(orig: Self, f: impl FnOnce(&mut T) -> &mut U) -> BorrowedMut<'a, U> {
-        let borrow = match orig.borrow {
-            Exclusive::Plain(r) => Exclusive::Plain(f(r)),
-            Exclusive::Cell(r) => Exclusive::Cell(cell::RefMut::map(r, f)),
-        };
-        BorrowedMut {
-            borrow,
-            node: orig.node,
-        }
-    }
-}
-
-impl<T: ?Sized> Deref for Borrowed<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        match &self.borrow {
-            Shared::Plain(r) => r,
-            Shared::Cell(r) => r,
-        }
-    }
-}
-
-impl<T: ?Sized> Deref for BorrowedMut<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        match &self.borrow {
-            Exclusive::Plain(r) => r,
-            Exclusive::Cell(r) => r,
         }
     }
 }

@@ -456,32 +456,35 @@ impl Ref {
     /// assert_eq!(r.as_array().unwrap().len(), 1);
     /// ```
     pub fn array_mut(&self) -> Result<BorrowedMut<'_, Array>> {
-        let body = self
-            .0
-            .body
-            .try_borrow_mut()
-            .map_err(|_| mutation_refused(&self.0))?;
-        cell::RefMut::filter_map(body, |b| match b {
+        self.part_mut("an array", |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
         })
-        .map(BorrowedMut::cell)
-        .map_err(|_| Error::new(ErrorKind::WrongBody("an array")))
     }
 
     /// The hash for changing. Errors if the node is not a hash or is in use.
     pub fn hash_mut(&self) -> Result<BorrowedMut<'_, Hash>> {
+        self.part_mut("a hash", |b| match b {
+            Body::Hash(h) => Some(h),
+            _ => None,
+        })
+    }
+
+    /// What `pick` finds in the body, borrowed for changing; `WrongBody`
+    /// naming `what` when it finds nothing.
+    fn part_mut<T>(
+        &self,
+        what: &'static str,
+        pick: impl FnOnce(&mut Body) -> Option<&mut T>,
+    ) -> Result<BorrowedMut<'_, T>> {
         let body = self
             .0
             .body
             .try_borrow_mut()
             .map_err(|_| mutation_refused(&self.0))?;
-        cell::RefMut::filter_map(body, |b| match b {
-            Body::Hash(h) => Some(h),
-            _ => None,
-        })
-        .map(BorrowedMut::cell)
-        .map_err(|_| Error::new(ErrorKind::WrongBody("a hash")))
+        cell::RefMut::filter_map(body, pick)
+            .map(BorrowedMut::cell)
+            .map_err(|_| Error::new(ErrorKind::WrongBody(what)))
     }
 
     /// A weak handle on the same node.
