@@ -302,6 +302,9 @@ fn values_compare_with_rust_scalars_both_ways() {
     assert!(s == owned && owned == s && s != "bob");
     assert!(Value::utf8("ann") == "ann" && Value::from(1) != "1");
     let v = sereal!({"n": 3, "s": "x"});
+    let h = v.as_hash().unwrap();
+    assert!(h.get("n").unwrap() == 3 && h.get("s").unwrap() == "x"); // &Value
+    drop(h);
     let g = v.get_ref("n").unwrap();
     assert!(g == 3 && 3 == g && 3i64 == g && 3.0 == g && "x" == v.pointer("/s").unwrap());
 }

@@ -68,6 +68,24 @@ eq_both_ways! {
     String => |v, o| is_text(v, o);
 }
 
+/// `&Value == 1`, as a `Hash`'s `get` gives (`&Value == "text"` is std's
+/// comparison of references, through `Value: PartialEq<str>`).
+macro_rules! eq_through_references {
+    ($($t:ty),*) => {$(
+        impl PartialEq<$t> for &Value {
+            fn eq(&self, other: &$t) -> bool {
+                **self == *other
+            }
+        }
+        impl PartialEq<$t> for &mut Value {
+            fn eq(&self, other: &$t) -> bool {
+                **self == *other
+            }
+        }
+    )*};
+}
+eq_through_references!(i64, i32, u64, u32, f64, bool, String);
+
 fn wrong(expected: &'static str) -> Error {
     Error::new(ErrorKind::WrongBody(expected))
 }
