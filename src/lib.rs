@@ -47,8 +47,8 @@ pub use error::{Category, Error, ErrorKind, IoError, Position, Result};
 pub use ser::{to_value, to_vec, to_vec_with, to_writer, to_writer_with, Serializer};
 pub use stream::{Incremental, ReadDocuments};
 pub use value::{
-    Array, Body, Document, Foreign, Hash, Key, Node, NotSendable, Ref, Regexp, SendDocument, Str,
-    Value, WeakRef,
+    Array, Body, Borrowed, BorrowedMut, Document, Dumper, Foreign, Hash, Key, Node, NotSendable,
+    Ref, Regexp, SendDocument, Str, Value, WeakRef,
 };
 
 // The codecs, their options and their errors can be moved to and shared
