@@ -16,6 +16,7 @@ use std::hash::{BuildHasher, Hasher};
 
 mod compound;
 mod key;
+mod object;
 mod options;
 mod strings;
 mod value;
@@ -565,7 +566,14 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         self.serialize_str(variant)
     }
     #[inline]
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        v: &T,
+    ) -> Result<()> {
+        if name == crate::blessed::protocol::BLESSED {
+            return self.object(v);
+        }
         v.serialize(self)
     }
     #[inline]
