@@ -96,6 +96,51 @@ macro_rules! refuse {
     )*};
 }
 
+// Every shape but a string and a struct, with `Ok` = `$ok`.
+macro_rules! refuse_all {
+    ($ok:ty) => {
+        refuse! {
+            serialize_bool(bool) -> $ok; serialize_i8(i8) -> $ok; serialize_i16(i16) -> $ok;
+            serialize_i32(i32) -> $ok; serialize_i64(i64) -> $ok; serialize_u8(u8) -> $ok;
+            serialize_u16(u16) -> $ok; serialize_u32(u32) -> $ok; serialize_u64(u64) -> $ok;
+            serialize_f32(f32) -> $ok; serialize_f64(f64) -> $ok; serialize_char(char) -> $ok;
+            serialize_bytes(&[u8]) -> $ok; serialize_none() -> $ok;
+            serialize_unit() -> $ok; serialize_unit_struct(&'static str) -> $ok;
+            serialize_unit_variant(&'static str, u32, &'static str) -> $ok;
+            serialize_seq(Option<usize>) -> Self::SerializeSeq;
+            serialize_tuple(usize) -> Self::SerializeTuple;
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize)
+                -> Self::SerializeTupleVariant;
+            serialize_map(Option<usize>) -> Self::SerializeMap;
+            serialize_struct_variant(&'static str, u32, &'static str, usize)
+                -> Self::SerializeStructVariant;
+        }
+        refuse_values!(Result<$ok, Self::Error>);
+    };
+}
+
+// The methods with a value: not the parts of an object either.
+macro_rules! refuse_values {
+    ($r:ty) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> $r {
+            Err(not_parts())
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> $r {
+            Err(not_parts())
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> $r {
+            Err(not_parts())
+        }
+    };
+}
+
 impl<K: ObjectSink> ser::Serializer for Capture<K> {
     type Ok = K::Ok;
     type Error = K::Error;
@@ -107,41 +152,9 @@ impl<K: ObjectSink> ser::Serializer for Capture<K> {
     type SerializeStruct = Self;
     type SerializeStructVariant = ser::Impossible<K::Ok, K::Error>;
 
-    refuse! {
-        serialize_bool(bool) -> K::Ok; serialize_i8(i8) -> K::Ok; serialize_i16(i16) -> K::Ok;
-        serialize_i32(i32) -> K::Ok; serialize_i64(i64) -> K::Ok; serialize_u8(u8) -> K::Ok;
-        serialize_u16(u16) -> K::Ok; serialize_u32(u32) -> K::Ok; serialize_u64(u64) -> K::Ok;
-        serialize_f32(f32) -> K::Ok; serialize_f64(f64) -> K::Ok; serialize_char(char) -> K::Ok;
-        serialize_str(&str) -> K::Ok; serialize_bytes(&[u8]) -> K::Ok; serialize_none() -> K::Ok;
-        serialize_unit() -> K::Ok; serialize_unit_struct(&'static str) -> K::Ok;
-        serialize_unit_variant(&'static str, u32, &'static str) -> K::Ok;
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
-    }
+    refuse_all!(K::Ok);
+    refuse! { serialize_str(&str) -> K::Ok; }
 
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<K::Ok, K::Error> {
-        Err(not_parts())
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<K::Ok, K::Error> {
-        Err(not_parts())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<K::Ok, K::Error> {
-        Err(not_parts())
-    }
     fn serialize_struct(self, name: &'static str, _: usize) -> Result<Self, K::Error> {
         match name {
             PARTS => Ok(self),
@@ -188,42 +201,8 @@ impl ser::Serializer for ClassName {
         Ok(v.to_owned())
     }
 
-    refuse! {
-        serialize_bool(bool) -> String; serialize_i8(i8) -> String; serialize_i16(i16) -> String;
-        serialize_i32(i32) -> String; serialize_i64(i64) -> String; serialize_u8(u8) -> String;
-        serialize_u16(u16) -> String; serialize_u32(u32) -> String; serialize_u64(u64) -> String;
-        serialize_f32(f32) -> String; serialize_f64(f64) -> String; serialize_char(char) -> String;
-        serialize_bytes(&[u8]) -> String; serialize_none() -> String;
-        serialize_unit() -> String; serialize_unit_struct(&'static str) -> String;
-        serialize_unit_variant(&'static str, u32, &'static str) -> String;
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
-    }
-
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> crate::Result<String> {
-        Err(not_parts())
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: &T,
-    ) -> crate::Result<String> {
-        Err(not_parts())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> crate::Result<String> {
-        Err(not_parts())
-    }
+    refuse_all!(String);
+    refuse! { serialize_struct(&'static str, usize) -> Self::SerializeStruct; }
 }
 
 /// `value` blessed into `class`, as the decoder makes an object of the

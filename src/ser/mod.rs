@@ -14,6 +14,19 @@ use serde::ser::{self, Serialize};
 use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
+// The containers of a serializer writing bytes: all one `Compound`.
+macro_rules! compound_types {
+    ($a:lifetime, $w:lifetime) => {
+        type SerializeSeq = Compound<$a, $w>;
+        type SerializeTuple = Compound<$a, $w>;
+        type SerializeTupleStruct = Compound<$a, $w>;
+        type SerializeTupleVariant = Compound<$a, $w>;
+        type SerializeMap = Compound<$a, $w>;
+        type SerializeStruct = Compound<$a, $w>;
+        type SerializeStructVariant = Compound<$a, $w>;
+    };
+}
+
 mod compound;
 mod key;
 mod object;
@@ -425,13 +438,7 @@ impl ser::Error for Error {
 impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, 'w>;
-    type SerializeTuple = Compound<'a, 'w>;
-    type SerializeTupleStruct = Compound<'a, 'w>;
-    type SerializeTupleVariant = Compound<'a, 'w>;
-    type SerializeMap = Compound<'a, 'w>;
-    type SerializeStruct = Compound<'a, 'w>;
-    type SerializeStructVariant = Compound<'a, 'w>;
+    compound_types!('a, 'w);
 
     /// Sereal is a binary format: types with a compact form (addresses,
     /// UUIDs and the like) write it, as they do for bincode or MessagePack.

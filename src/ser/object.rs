@@ -106,13 +106,7 @@ macro_rules! containers {
 impl<'a, 'w> ser::Serializer for Referent<'a, 'w> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, 'w>;
-    type SerializeTuple = Compound<'a, 'w>;
-    type SerializeTupleStruct = Compound<'a, 'w>;
-    type SerializeTupleVariant = Compound<'a, 'w>;
-    type SerializeMap = Compound<'a, 'w>;
-    type SerializeStruct = Compound<'a, 'w>;
-    type SerializeStructVariant = Compound<'a, 'w>;
+    compound_types!('a, 'w);
 
     fn is_human_readable(&self) -> bool {
         false
