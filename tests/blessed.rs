@@ -278,3 +278,60 @@ fn serde_json_sees_a_struct_and_a_value_unchanged() {
     let from_json: Value = serde_json::from_str(r#"{"a":[1]}"#).unwrap();
     assert_eq!(from_json, Value::hash([("a", Value::array([1]))]));
 }
+
+#[test]
+fn a_frozen_object_reads_as_its_class_and_freeze_values() {
+    if !common::perl_sereal("a FREEZE object as Blessed") {
+        return;
+    }
+    let script = r#"use strict; use warnings; use Sereal::Encoder;
+        package Rec { sub FREEZE { return ($_[0]{id}, $_[0]{name}) } }
+        my $v = [bless({id => 7, name => "ann"}, "Rec")];
+        print unpack('H*', Sereal::Encoder->new({freeze_callbacks => 1})->encode($v));"#;
+    let bytes = common::unhex(std::str::from_utf8(&common::perl_output(script)).unwrap());
+    let recs: Vec<Blessed<(u32, String)>> = sereal::from_slice(&bytes).unwrap();
+    assert_eq!(recs, [Blessed::new("Rec", (7, "ann".to_string()))]);
+    let graph = sereal::decode(&bytes).unwrap();
+    assert_eq!(
+        sereal::from_value::<Vec<Blessed<(u32, String)>>, _>(&graph).unwrap(),
+        recs
+    );
+    let v: Value = sereal::from_slice(&bytes).unwrap();
+    let rec = v.at(0).unwrap().node().unwrap();
+    assert_eq!(rec.class().unwrap().as_bytes(), b"Rec");
+    assert_eq!(rec.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn hostile_chains_of_objects_end_in_an_error_not_a_crash() {
+    // OBJECT "C" REFN, 100,000 times, then undef: past any depth limit.
+    let mut doc = b"=\xf3rl\x05\x00".to_vec();
+    for _ in 0..100_000 {
+        doc.extend_from_slice(&[0x2c, 0x41, b'C', 0x28]);
+    }
+    doc.push(0x25);
+    assert!(sereal::from_slice::<Value>(&doc).is_err());
+    assert!(sereal::from_slice::<Blessed<Value>>(&doc).is_err());
+    // Objects of objects (OBJECT right after OBJECT), as deep.
+    let mut doc = b"=\xf3rl\x05\x00".to_vec();
+    for _ in 0..100_000 {
+        doc.extend_from_slice(&[0x2c, 0x41, b'C']);
+    }
+    doc.push(0x50); // HASHREF_0
+    assert!(sereal::from_slice::<Value>(&doc).is_err());
+}
+
+#[test]
+fn a_blessed_blessed_value_is_written_and_refused_plainly() {
+    let inner = Blessed::new("In", vec![1u8]);
+    let outer = Blessed::new("Out", inner.clone());
+    let bytes = sereal::to_vec(&outer).unwrap();
+    // Perl's view: a blessed reference to an object.
+    let v = sereal::decode(&bytes).unwrap();
+    assert_eq!(v.node().unwrap().class().unwrap().as_bytes(), b"Out");
+    let err = sereal::from_slice::<Blessed<Blessed<Vec<u8>>>>(&bytes).unwrap_err();
+    assert!(err.to_string().contains("directly inside"), "{err}");
+    // The inner object reads as a Value, blessed.
+    let b: Blessed<Value> = sereal::from_slice(&bytes).unwrap();
+    assert_eq!(b.class(), "Out");
+}

@@ -5,7 +5,8 @@
 //! `BINARY`/`SHORT_BINARY` or `STR_UTF8`, `REFN`, `REFP`,
 //! `ALIAS`, `COPY` and `WEAKEN` followed transparently (except a weak
 //! reference back into the path being read, which reads as undef), objects
-//! as their referent, `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
+//! as their referent (with their class for a [`Blessed`](crate::Blessed)
+//! or a `Value`, see [`crate::blessed`]), `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
 //! booleans from `TRUE`/`FALSE`/`YES`/`NO` and, for `bool`, from `0`/`1`
 //! and `""`/`"0"`/`"1"` as Perl writes them. Hash keys are strings: integer,
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow

@@ -4,7 +4,9 @@
 //! as `COPY` as Perl does), sequences and tuples arrays, `None` and `()`
 //! undef, unit variants strings, other variants one-key hashes (serde_json's
 //! externally tagged shape), byte slices binary strings, `char` and strings
-//! UTF-8 strings. No value graph is built on the way.
+//! UTF-8 strings, a [`Blessed`](crate::Blessed) (or a blessed `Value`) an
+//! `OBJECT`/`OBJECTV` before its reference. No value graph is built on the
+//! way.
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
