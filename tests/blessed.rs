@@ -170,6 +170,10 @@ fn round_trips_without_perl() {
     let p = Blessed::new("My::Prefs", prefs());
     let bytes = sereal::to_vec(&p).unwrap();
     assert_eq!(sereal::from_slice::<Blessed<Prefs>>(&bytes).unwrap(), p);
+    let read: Blessed<Prefs> = sereal::from_reader(&bytes[..]).unwrap();
+    assert_eq!(read, p);
+    let mut stream = sereal::Deserializer::from_reader(&bytes[..]).into_iter::<Blessed<Prefs>>();
+    assert_eq!(stream.next().unwrap().unwrap(), p);
     // Two objects of one class: the second names the first's class.
     let two = vec![p.clone(), Blessed::new("My::Prefs", prefs())];
     let bytes = sereal::to_vec(&two).unwrap();
