@@ -5,7 +5,8 @@
 //! `BINARY`/`SHORT_BINARY` or `STR_UTF8`, `REFN`, `REFP`,
 //! `ALIAS`, `COPY` and `WEAKEN` followed transparently (except a weak
 //! reference back into the path being read, which reads as undef), objects
-//! as their referent, `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
+//! as their referent (with their class for a [`Blessed`](crate::Blessed)
+//! or a `Value`, see [`crate::blessed`]), `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
 //! booleans from `TRUE`/`FALSE`/`YES`/`NO` and, for `bool`, from `0`/`1`
 //! and `""`/`"0"`/`"1"` as Perl writes them. Hash keys are strings: integer,
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
@@ -33,12 +34,13 @@ use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Visitor};
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::mem::ManuallyDrop;
 use std::ops::Range;
 
 mod access;
 mod item;
+mod object;
 mod read;
 mod root;
 mod stream;
@@ -125,6 +127,12 @@ struct Seen {
     tracked: HashSet<usize>,
     path: HashSet<usize>,
     classes: HashSet<usize>,
+    /// The tracked referents of objects (what a `REFP` to an object
+    /// names) and the positions of their class names.
+    objects: HashMap<usize, usize>,
+    /// An object being read as its referent, by a `Blessed` or a `Value`
+    /// that took its class (see `object.rs`).
+    unwrapped: Option<usize>,
     /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
     /// ways by a hash of the position: position + 1 (0: empty) and the
     /// key. Made at the first key COPY.
@@ -425,23 +433,29 @@ impl<'de> Body<'de> {
         Ok(v)
     }
 
-    /// The class name of an `OBJECT`: a string or a `COPY` of one.
-    fn class_name(&mut self) -> Result<()> {
+    /// The class name of an `OBJECT`: a string or a `COPY` of one. Gives
+    /// its position (what an `OBJECTV` names) and its bytes.
+    fn class_name(&mut self) -> Result<(usize, Range<usize>)> {
         let (t, at) = self.next_tag()?;
-        if t == tag::COPY {
+        let text = if t == tag::COPY {
             let off = self.cur.varint()?;
             let p = self.cur.target(off, at, "COPY")?;
-            self.string_at(p, at, "as the target of a class name COPY", false)?;
-        } else if self.string_body(t, false)?.is_none() {
-            return Err(self
-                .cur
-                .error_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
-        }
+            self.string_at(p, at, "as the target of a class name COPY", false)?
+        } else {
+            match self.string_body(t, false)? {
+                Some(s) => s,
+                None => {
+                    return Err(self
+                        .cur
+                        .error_at(ErrorKind::UnexpectedTag(t, "as a class name"), at))
+                }
+            }
+        };
         self.seen
             .get_or_insert_with(Default::default)
             .classes
             .insert(at);
-        Ok(())
+        Ok((at, text.0))
     }
 
     /// Checks that an `OBJECT_FREEZE`'s values follow: `REFN ARRAY`.
@@ -480,7 +494,7 @@ impl<'de> Body<'de> {
     /// path), else `Some` of the value.
     #[inline(never)]
     fn option<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        if self.next_is_undef() {
+        if self.next_is_undef() || self.undef_object() {
             self.parse(IgnoredAny, Want::Any)?;
             visitor.visit_none()
         } else {

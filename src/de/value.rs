@@ -39,6 +39,7 @@ use std::collections::{HashMap, HashSet};
 
 mod enums;
 pub(super) mod key;
+mod object;
 
 use enums::enum_from;
 use key::MapKey;
@@ -54,6 +55,7 @@ pub(super) fn read<T: de::DeserializeOwned>(value: &Value, opts: &DecoderOptions
         fresh: true,
         validate_utf8: opts.validate_utf8,
         stack: Stack::lazy(),
+        unwrapped: None,
     };
     T::deserialize(Item {
         walk: &mut walk,
@@ -96,6 +98,9 @@ struct Walk {
     fresh: bool,
     validate_utf8: bool,
     stack: Stack,
+    /// The slot (its address) of an object being read as its referent, by
+    /// a `Blessed` or a `Value` that took its class (see `object.rs`).
+    unwrapped: Option<usize>,
 }
 
 impl HasStack for Walk {
@@ -501,7 +506,7 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
     wanting!(Want::Bool; deserialize_bool());
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.is_none() {
+        if self.is_none() || self.undef_object() {
             self.read(IgnoredAny, Want::Any)?;
             visitor.visit_none()
         } else {
@@ -511,9 +516,12 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if crate::de::object::private(name) {
+            return self.object(name, visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 

@@ -4,7 +4,9 @@
 //! as `COPY` as Perl does), sequences and tuples arrays, `None` and `()`
 //! undef, unit variants strings, other variants one-key hashes (serde_json's
 //! externally tagged shape), byte slices binary strings, `char` and strings
-//! UTF-8 strings. No value graph is built on the way.
+//! UTF-8 strings, a [`Blessed`](crate::Blessed) (or a blessed `Value`) an
+//! `OBJECT`/`OBJECTV` before its reference. No value graph is built on the
+//! way.
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
@@ -14,8 +16,22 @@ use serde::ser::{self, Serialize};
 use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
+// The containers of a serializer writing bytes: all one `Compound`.
+macro_rules! compound_types {
+    ($a:lifetime, $w:lifetime) => {
+        type SerializeSeq = Compound<$a, $w>;
+        type SerializeTuple = Compound<$a, $w>;
+        type SerializeTupleStruct = Compound<$a, $w>;
+        type SerializeTupleVariant = Compound<$a, $w>;
+        type SerializeMap = Compound<$a, $w>;
+        type SerializeStruct = Compound<$a, $w>;
+        type SerializeStructVariant = Compound<$a, $w>;
+    };
+}
+
 mod compound;
 mod key;
+mod object;
 mod options;
 mod strings;
 mod value;
@@ -424,13 +440,7 @@ impl ser::Error for Error {
 impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, 'w>;
-    type SerializeTuple = Compound<'a, 'w>;
-    type SerializeTupleStruct = Compound<'a, 'w>;
-    type SerializeTupleVariant = Compound<'a, 'w>;
-    type SerializeMap = Compound<'a, 'w>;
-    type SerializeStruct = Compound<'a, 'w>;
-    type SerializeStructVariant = Compound<'a, 'w>;
+    compound_types!('a, 'w);
 
     /// Sereal is a binary format: types with a compact form (addresses,
     /// UUIDs and the like) write it, as they do for bincode or MessagePack.
@@ -565,7 +575,14 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         self.serialize_str(variant)
     }
     #[inline]
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        v: &T,
+    ) -> Result<()> {
+        if name == crate::blessed::protocol::BLESSED {
+            return self.object(v);
+        }
         v.serialize(self)
     }
     #[inline]
