@@ -398,7 +398,7 @@ impl<R: std::io::Read> Deserializer<IoRead<R>> {
 
 impl Incremental {
     /// The next complete document, read as a `T` (as
-    /// [`from_slice`](crate::from_slice) reads it, with the decoder's
+    /// [`from_slice`] reads it, with the decoder's
     /// options): `None` as for [`next_document`](Self::next_document),
     /// whose rules it follows (a document that fails yields its error and
     /// ends the stream).
