@@ -221,6 +221,8 @@ fn display_prints_perl_notation_for_every_variant() {
     assert_eq!(format!("{:#}", v.dumper().var("$VAR1")), pretty);
     let doc = sereal::decode(&sereal::encode(&sereal!({"a": [1]})).unwrap()).unwrap();
     assert_eq!(doc.to_string(), "{'a' => [1]}");
+    // `cyc` holds itself strongly; emptying it frees the cycle.
+    cyc.hash_mut().unwrap().clear();
 }
 
 /// The one-line and multi-line forms are what Data::Dumper prints, with
