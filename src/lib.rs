@@ -83,7 +83,48 @@ const _: () = {
     assert!(std::mem::size_of::<Error>() == std::mem::size_of::<usize>());
 };
 
-/// The guide's examples, compiled and run as doctests.
+/// docs/value-graph.md, whose Rust examples run as doctests (one item per
+/// page of the guide).
+#[cfg(doctest)]
+#[doc = include_str!("../docs/value-graph.md")]
+pub struct ValueGraphGuide;
+
+/// docs/options.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/options.md")]
+pub struct OptionsGuide;
+
+/// docs/freeze-thaw.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/freeze-thaw.md")]
+pub struct FreezeThawGuide;
+
+/// docs/streams.md, whose Rust examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/streams.md")]
 pub struct StreamsGuide;
+
+/// docs/serde.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/serde.md")]
+pub struct SerdeGuide;
+
+/// docs/cli.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/cli.md")]
+pub struct CliGuide;
+
+/// docs/json.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/json.md")]
+pub struct JsonGuide;
+
+/// docs/interop.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/interop.md")]
+pub struct InteropGuide;
+
+/// docs/performance.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/performance.md")]
+pub struct PerformanceGuide;
