@@ -126,7 +126,8 @@ enum Command {
     /// the document holds (shared nodes and cycles, weak references, classes,
     /// byte versus UTF-8 strings, exact numbers, aliases, the protocol
     /// version and user header), which `from-json --lossless` turns back into
-    /// the same bytes. The README describes the lossless format.
+    /// the same bytes. The sereal repository's docs/json.md describes the
+    /// lossless format.
     #[command(
         after_help = "Examples:\n  sereal to-json doc.srl\n  sereal to-json --lossless doc.srl -o doc.json\n  sereal to-json --header doc.srl     (plain JSON of the user header data)"
     )]

@@ -430,7 +430,7 @@ fn help_explains_every_command_with_examples() {
     }
 }
 
-/// The README's `users40.json` example: the JSON its Perl one-liner writes,
+/// The `users40.json` example of docs/cli.md: the JSON its Perl one-liner writes,
 /// to a zstd document, and the first lines of `info`.
 #[test]
 fn readme_users40_example() {
