@@ -1,4 +1,12 @@
 //! Body compression: Snappy, zlib and Zstandard, with Sereal's framing.
+//!
+//! [`Compression`] names the codec the encoder compresses a body with
+//! ([`EncoderOptions::compress`](crate::EncoderOptions::compress)); the
+//! decoder reads whichever one a document's header names. Each codec is a
+//! cargo feature (`snappy`, `zlib`, `zstd`, all on by default):
+//! [`Compression::is_available`] says whether this build has one, and a
+//! document or an encoder that needs one the build leaves out gets
+//! [`ErrorKind::MissingFeature`].
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, TYPE_RAW, TYPE_SNAPPY, TYPE_ZLIB, TYPE_ZSTD};

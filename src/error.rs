@@ -1,4 +1,11 @@
 //! The error type of every encoding and decoding operation.
+//!
+//! An [`Error`] is one pointer wide: [`Error::kind`] says what failed,
+//! [`Error::position`] where (in the document, or in a compressed
+//! document's decompressed body), and [`Error::classify`] sorts it into a
+//! [`Category`] (`Io`, `Eof`, `Syntax`, `Data`, `Limit`, `Callback`,
+//! `Unsupported`), as serde_json sorts its errors, so that a server maps
+//! errors to answers without matching every kind.
 
 use std::fmt;
 

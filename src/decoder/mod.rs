@@ -1,5 +1,13 @@
 //! The decoder: every tag of protocols 1 to 5, compressed bodies and user
 //! header data, into a [`Value`] graph that re-encodes to the same bytes.
+//!
+//! [`decode`] reads a document with the default options; a [`Decoder`]
+//! keeps [`DecoderOptions`] (Perl's decoder options, and the limits for
+//! input you do not control: [`memory`] says how a decode counts what it
+//! holds) and THAW handlers, and reads user header data, concatenated
+//! documents ([`Decoder::documents`]) and `bytes::Bytes` buffers without
+//! copying long strings ([`decode_bytes`]). Documents that arrive in pieces
+//! are read by [`crate::stream`].
 
 use crate::compress::{Compression, Inflate};
 use crate::error::{Error, ErrorKind, Result};
