@@ -308,15 +308,16 @@ fn looks_like_base64(b: &[u8]) -> bool {
 /// `each` returns the length of its document. An input stops at its first
 /// failed document (where the next would start is unknown), which is
 /// reported on standard error after what was written; the next input is
-/// read. Returns whether every document of every input succeeded.
+/// read. Returns how many inputs failed (0: every document of every input
+/// succeeded), an input that cannot be read among them.
 pub fn each_document(
     files: &[PathBuf],
     base64: bool,
     out: &mut Output,
     mut each: impl FnMut(&Doc, &mut dyn Write) -> Res<usize>,
-) -> Res<bool> {
+) -> Res<usize> {
     let paths = paths(files);
-    let mut ok = true;
+    let mut failed = 0;
     for path in &paths {
         let name = path.display().to_string();
         let result = read_documents(path, base64).and_then(|source| {
@@ -325,15 +326,15 @@ pub fn each_document(
         match result {
             Ok(()) => {}
             Err(Stop::BrokenPipe) => return Err(Stop::BrokenPipe),
-            Err(Stop::Failed) => ok = false,
+            Err(Stop::Failed) => failed += 1,
             Err(Stop::Msg(m)) => {
-                ok = false;
+                failed += 1;
                 out.flush()?;
                 eprintln!("{m}");
             }
         }
     }
-    Ok(ok)
+    Ok(failed)
 }
 
 fn documents_of(
