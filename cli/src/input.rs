@@ -178,8 +178,14 @@ pub struct Doc<'a> {
 impl Doc<'_> {
     /// Whether the input holds other documents, this one being `len`
     /// bytes long (`None`: unknown, as for a document that fails).
+    /// Whitespace after it (see [`only_whitespace`]) is not another.
     pub fn several(&self, len: Option<usize>) -> bool {
-        self.index > 1 || len.is_some_and(|l| l < self.bytes.len())
+        self.index > 1
+            || len.is_some_and(|l| {
+                self.bytes
+                    .get(l..)
+                    .is_some_and(|rest| !only_whitespace(rest))
+            })
     }
 
     /// The input's name, with the document's number and offset when the
@@ -304,6 +310,15 @@ fn looks_like_base64(b: &[u8]) -> bool {
         .is_ok_and(|m| m.starts_with(MAGIC_V1) || m.starts_with(MAGIC_V3))
 }
 
+/// Whether `rest`, the bytes after a document, are ASCII whitespace only
+/// (space, tab, line feed, form feed, carriage return; or none at all),
+/// such as the newline `redis-cli --raw` or `echo` ends its output with.
+/// Such a tail is not a document: the input ends with the document before
+/// it. Whitespace before a document, or between two, is not skipped.
+pub fn only_whitespace(rest: &[u8]) -> bool {
+    rest.iter().all(u8::is_ascii_whitespace)
+}
+
 /// Runs `each` on the documents of every input in turn, writing to `out`;
 /// `each` returns the length of its document. An input stops at its first
 /// failed document (where the next would start is unknown), which is
@@ -357,7 +372,7 @@ fn documents_of(
         };
         // at least one byte, or the empty loop would never end
         offset += each(&doc)?.max(1);
-        if offset >= bytes.len() {
+        if offset >= bytes.len() || only_whitespace(&bytes[offset..]) {
             return Ok(());
         }
         index += 1;

@@ -29,8 +29,10 @@ Examples:
 
 The inspecting commands (info, dump, show, to-json, validate) take several files,
 read standard input when given none or `-`, and read each document of a file
-of concatenated documents in turn, numbered, with its offset. Bad input gets
-`error at offset N: ...` and exit status 1.";
+of concatenated documents in turn, numbered, with its offset. ASCII whitespace
+after the last document (such as the newline `redis-cli --raw` ends its output
+with) is not a document and is ignored. Bad input gets `error at offset N: ...`
+and exit status 1.";
 
 /// The inputs of an inspecting command.
 #[derive(clap::Args)]
