@@ -1,5 +1,5 @@
 //! The serializers compared: sereal (serde, and the value graph where the
-//! data is a graph), rmp-serde (named fields), serde_json, bincode, ciborium.
+//! data is a graph), rmp-serde (named fields), serde_json, postcard, ciborium.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -15,7 +15,7 @@ pub fn encoders<T: Serialize>() -> Vec<(&'static str, Encode<T>)> {
         ("sereal", |v| sereal::to_vec(v).unwrap()),
         ("rmp_serde", |v| rmp_serde::to_vec_named(v).unwrap()),
         ("serde_json", |v| serde_json::to_vec(v).unwrap()),
-        ("bincode", |v| bincode::serialize(v).unwrap()),
+        ("postcard", |v| postcard::to_stdvec(v).unwrap()),
         ("ciborium", |v| {
             let mut out = Vec::new();
             ciborium::into_writer(v, &mut out).unwrap();
@@ -30,7 +30,7 @@ pub fn decoders<T: DeserializeOwned>() -> Vec<(&'static str, Decode<T>)> {
         ("sereal", |b| sereal::from_slice(b).unwrap()),
         ("rmp_serde", |b| rmp_serde::from_slice(b).unwrap()),
         ("serde_json", |b| serde_json::from_slice(b).unwrap()),
-        ("bincode", |b| bincode::deserialize(b).unwrap()),
+        ("postcard", |b| postcard::from_bytes(b).unwrap()),
         ("ciborium", |b| ciborium::from_reader(b).unwrap()),
     ]
 }

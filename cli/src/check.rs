@@ -6,16 +6,18 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Decodes one document fully (user header data and body): prints `OK` or
-/// the error, on one line.
-pub fn validate(doc: &Doc, out: &mut dyn Write) -> Res<usize> {
+/// Decodes one document fully (user header data and body): prints `OK`
+/// (unless `quiet`) or the error, on one line.
+pub fn validate(doc: &Doc, quiet: bool, out: &mut dyn Write) -> Res<usize> {
     let dec = crate::input::decoder();
     let decoded = dec
         .decode_header(doc.bytes)
         .and_then(|_| dec.decode_prefix(doc.bytes).map(|(_, used)| used));
     match decoded {
         Ok(used) => {
-            writeln!(out, "{}: OK", doc.label(Some(used)))?;
+            if !quiet {
+                writeln!(out, "{}: OK", doc.label(Some(used)))?;
+            }
             Ok(used)
         }
         Err(e) => {
@@ -23,6 +25,13 @@ pub fn validate(doc: &Doc, out: &mut dyn Write) -> Res<usize> {
             Err(Stop::Failed)
         }
     }
+}
+
+/// Ends `validate`: `N ok, M failed` on standard error, after the
+/// documents' lines on standard output. Whether none failed.
+pub fn summary(passed: usize, failed: usize) -> bool {
+    let _ = writeln!(std::io::stderr(), "{passed} ok, {failed} failed");
+    failed == 0
 }
 
 /// Prints a line; a closed output is not worth a panic.

@@ -178,8 +178,14 @@ pub struct Doc<'a> {
 impl Doc<'_> {
     /// Whether the input holds other documents, this one being `len`
     /// bytes long (`None`: unknown, as for a document that fails).
+    /// Whitespace after it (see [`only_whitespace`]) is not another.
     pub fn several(&self, len: Option<usize>) -> bool {
-        self.index > 1 || len.is_some_and(|l| l < self.bytes.len())
+        self.index > 1
+            || len.is_some_and(|l| {
+                self.bytes
+                    .get(l..)
+                    .is_some_and(|rest| !only_whitespace(rest))
+            })
     }
 
     /// The input's name, with the document's number and offset when the
@@ -304,19 +310,29 @@ fn looks_like_base64(b: &[u8]) -> bool {
         .is_ok_and(|m| m.starts_with(MAGIC_V1) || m.starts_with(MAGIC_V3))
 }
 
+/// Whether `rest`, the bytes after a document, are ASCII whitespace only
+/// (space, tab, line feed, form feed, carriage return; or none at all),
+/// such as the newline `redis-cli --raw` or `echo` ends its output with.
+/// Such a tail is not a document: the input ends with the document before
+/// it. Whitespace before a document, or between two, is not skipped.
+pub fn only_whitespace(rest: &[u8]) -> bool {
+    rest.iter().all(u8::is_ascii_whitespace)
+}
+
 /// Runs `each` on the documents of every input in turn, writing to `out`;
 /// `each` returns the length of its document. An input stops at its first
 /// failed document (where the next would start is unknown), which is
 /// reported on standard error after what was written; the next input is
-/// read. Returns whether every document of every input succeeded.
+/// read. Returns how many inputs failed (0: every document of every input
+/// succeeded), an input that cannot be read among them.
 pub fn each_document(
     files: &[PathBuf],
     base64: bool,
     out: &mut Output,
     mut each: impl FnMut(&Doc, &mut dyn Write) -> Res<usize>,
-) -> Res<bool> {
+) -> Res<usize> {
     let paths = paths(files);
-    let mut ok = true;
+    let mut failed = 0;
     for path in &paths {
         let name = path.display().to_string();
         let result = read_documents(path, base64).and_then(|source| {
@@ -325,15 +341,15 @@ pub fn each_document(
         match result {
             Ok(()) => {}
             Err(Stop::BrokenPipe) => return Err(Stop::BrokenPipe),
-            Err(Stop::Failed) => ok = false,
+            Err(Stop::Failed) => failed += 1,
             Err(Stop::Msg(m)) => {
-                ok = false;
+                failed += 1;
                 out.flush()?;
                 eprintln!("{m}");
             }
         }
     }
-    Ok(ok)
+    Ok(failed)
 }
 
 fn documents_of(
@@ -356,7 +372,7 @@ fn documents_of(
         };
         // at least one byte, or the empty loop would never end
         offset += each(&doc)?.max(1);
-        if offset >= bytes.len() {
+        if offset >= bytes.len() || only_whitespace(&bytes[offset..]) {
             return Ok(());
         }
         index += 1;

@@ -29,8 +29,10 @@ Examples:
 
 The inspecting commands (info, dump, show, to-json, validate) take several files,
 read standard input when given none or `-`, and read each document of a file
-of concatenated documents in turn, numbered, with its offset. Bad input gets
-`error at offset N: ...` and exit status 1.";
+of concatenated documents in turn, numbered, with its offset. ASCII whitespace
+after the last document (such as the newline `redis-cli --raw` ends its output
+with) is not a document and is ignored. Bad input gets `error at offset N: ...`
+and exit status 1.";
 
 /// The inputs of an inspecting command.
 #[derive(clap::Args)]
@@ -210,13 +212,22 @@ enum Command {
     },
     /// Decode each FILE fully: OK, or the error and its offset.
     ///
-    /// Prints one line per document (a file may hold several, one after
-    /// another). Exits 1 if any fails. `-` or no file reads stdin.
-    ///
-    /// Example: sereal validate cache/*.srl
+    /// Prints one line per document on standard output (a file may hold
+    /// several, one after another), or with --quiet only the lines of the
+    /// documents that fail. A file stops at its first failing document.
+    /// Ends with `N ok, M failed` on standard error: N documents decoded, M
+    /// failing documents and inputs that cannot be read. Exits 1 if any
+    /// fails. `-` or no file reads stdin.
+    #[command(
+        after_help = "Examples:\n  sereal validate cache/*.srl\n  sereal validate --quiet queue-dump.srl     (only the failures, and the count)"
+    )]
     Validate {
         #[command(flatten)]
         inputs: Inputs,
+        /// Print only the documents that fail (the summary line is still
+        /// printed).
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Run the conformance checks on corpus files written by Perl's Sereal.
     ///
@@ -243,22 +254,40 @@ enum Compress {
 }
 
 /// Runs an inspecting command: `each` on every document of every input.
-fn inspect(
+/// Returns how many inputs failed.
+fn inspect_counted(
     inputs: &Inputs,
     output: Option<&Path>,
     mut each: impl FnMut(&Doc, &mut dyn Write) -> Res<usize>,
-) -> Res<bool> {
+) -> Res<usize> {
     let mut out = Output::open(output)?;
     let result = input::each_document(&inputs.files, inputs.base64, &mut out, &mut each);
-    let ok = matches!(result, Ok(true));
-    out.close(ok)?;
+    out.close(matches!(result, Ok(0)))?;
     result
+}
+
+/// Runs an inspecting command: whether every document of every input
+/// succeeded.
+fn inspect(
+    inputs: &Inputs,
+    output: Option<&Path>,
+    each: impl FnMut(&Doc, &mut dyn Write) -> Res<usize>,
+) -> Res<bool> {
+    inspect_counted(inputs, output, each).map(|failed| failed == 0)
 }
 
 fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Conformance { files } => return check::conformance(files),
-        Command::Validate { inputs } => inspect(inputs, None, check::validate),
+        Command::Validate { inputs, quiet } => {
+            let mut passed = 0;
+            inspect_counted(inputs, None, |doc, out| {
+                let used = check::validate(doc, *quiet, out)?;
+                passed += 1;
+                Ok(used)
+            })
+            .map(|failed| check::summary(passed, failed))
+        }
         Command::Info { inputs } => inspect(inputs, None, inspect::info),
         Command::Dump { inputs, header } => {
             inspect(inputs, None, |doc, out| inspect::dump(doc, *header, out))

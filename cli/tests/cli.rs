@@ -39,6 +39,62 @@ fn validate_reports_each_file_and_fails_on_any_error() {
 }
 
 #[test]
+fn validate_quiet_prints_only_failures_and_a_count_ends_every_run() {
+    let dir = TempDir::new("validate-quiet");
+    let doc = sereal::encode(&sereal::Value::array([1, 2])).unwrap();
+    let good = dir.file("good.srl", &doc);
+    let two = dir.file("two.srl", &[&doc[..], &doc].concat());
+    // an array claiming 5 elements with only one present
+    let bad = dir.file("bad.srl", b"=\xF3rl\x05\x00\x28\x2b\x05\x01");
+    let missing = dir.0.join("missing.srl").to_str().unwrap().to_owned();
+    let n = doc.len();
+    // by default a line per document on standard output, the count on
+    // standard error
+    let (code, out, err) = run(&["validate", &two, &good], b"");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        text(&out),
+        format!(
+            "{two}, document 1 at offset 0: OK\n{two}, document 2 at offset {n}: OK\n{good}: OK\n"
+        )
+    );
+    assert_eq!(err, "3 ok, 0 failed\n");
+    // --quiet: no line for a document that decodes
+    for quiet in ["--quiet", "-q"] {
+        let (code, out, err) = run(&["validate", quiet, &two, &good], b"");
+        assert_eq!(
+            (code, text(&out), err.as_str()),
+            (0, String::new(), "3 ok, 0 failed\n")
+        );
+    }
+    // a document that fails and an input that cannot be read are both
+    // failures; the other inputs are still read
+    let (code, out, err) = run(&["validate", "--quiet", &good, &bad, &missing, &two], b"");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        text(&out),
+        format!("{bad}: error at offset 8: unexpected end of input\n")
+    );
+    assert!(
+        err.starts_with(&format!("error: cannot read {missing}: ")),
+        "{err}"
+    );
+    assert!(err.ends_with("\n3 ok, 2 failed\n"), "{err}");
+    // without --quiet the same run lists the documents that decode too
+    let (code, out, err) = run(&["validate", &good, &bad, &missing, &two], b"");
+    assert_eq!(code, 1);
+    assert_eq!(text(&out).lines().count(), 4, "{}", text(&out));
+    assert!(err.ends_with("\n3 ok, 2 failed\n"), "{err}");
+    // the help says where each part goes
+    let (code, help, _) = run(&["validate", "--help"], b"");
+    assert_eq!(code, 0);
+    let help = text(&help);
+    for part in ["--quiet", "`N ok, M failed` on standard error", "Examples:"] {
+        assert!(help.contains(part), "{part}\n{help}");
+    }
+}
+
+#[test]
 fn conformance_prints_the_summary_line() {
     let corpus = concat!(
         env!("CARGO_MANIFEST_DIR"),

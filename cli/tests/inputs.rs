@@ -115,6 +115,67 @@ fn several_files_and_standard_input() {
 }
 
 #[test]
+fn whitespace_after_the_last_document_is_not_a_document() {
+    let doc = canon("v5", 1403);
+    let dir = TempDir::new("trailing");
+    // `redis-cli --raw GET k` ends the document with a newline; `\r\n`,
+    // blank lines, spaces, tabs and form feeds are ASCII whitespace too
+    for tail in [&b"\n"[..], b"\r\n", b"\n\n", b" \t\x0c\r\n"] {
+        let piped = [&doc[..], tail].concat();
+        for cmd in ["info", "dump", "show", "to-json", "validate"] {
+            // exactly what the document alone gives: no second document, no
+            // document numbers, no notice
+            let alone = run(&[cmd], &doc);
+            assert_eq!(alone.0, 0, "{cmd}: {}", alone.2);
+            assert_eq!(run(&[cmd, "-"], &piped), alone, "{cmd} {tail:?}");
+        }
+        // a file (read through a memory map) alike
+        let file = dir.file("doc.srl", &piped);
+        let (code, out, err) = run(&["validate", &file], b"");
+        assert_eq!(
+            (code, text(&out), err.as_str()),
+            (0, format!("{file}: OK\n"), "1 ok, 0 failed\n")
+        );
+    }
+    // a stream's last document likewise, the others keep their numbers
+    let mut s = stream();
+    let (_, want, _) = run(&["validate"], &s);
+    s.extend(b"\n");
+    let (code, out, err) = run(&["validate"], &s);
+    assert_eq!((code, out, err.as_str()), (0, want, "3 ok, 0 failed\n"));
+    // whitespace before or between documents, whitespace alone, and
+    // anything after the whitespace are still errors
+    let n = doc.len();
+    for (input, line) in [
+        (
+            [&doc[..], b"\n", &doc].concat(),
+            format!(
+                "-, document 1 at offset 0: OK\n-, document 2 at offset {n}: \
+                 error at offset {n} (document 2): not a Sereal document (bad magic string)\n"
+            ),
+        ),
+        (
+            [&doc[..], b"\n#"].concat(),
+            format!(
+                "-, document 1 at offset 0: OK\n-, document 2 at offset {n}: \
+                 error at offset {n} (document 2): not a Sereal document (bad magic string)\n"
+            ),
+        ),
+        (
+            [&b"\n"[..], &doc].concat(),
+            "-: error at offset 0: not a Sereal document (bad magic string)\n".to_owned(),
+        ),
+        (
+            b"\n".to_vec(),
+            "-: error at offset 0: not a Sereal document (bad magic string)\n".to_owned(),
+        ),
+    ] {
+        let (code, out, _) = run(&["validate"], &input);
+        assert_eq!((code, text(&out)), (1, line), "{input:?}");
+    }
+}
+
+#[test]
 fn a_failing_document_stops_its_input_not_the_others() {
     let dir = TempDir::new("failing");
     let mut s = stream();
