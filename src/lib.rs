@@ -13,6 +13,7 @@
 //! feature `conformance`).
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "serde")]
 pub mod blessed;
