@@ -19,7 +19,7 @@ use std::ops::{Deref, DerefMut};
 /// // Perl: my $h = {}; $h->{self} = $h; encode($h)
 /// let doc = decode(b"=\xF3rl\x05\x00\x28\xaa\x01\x64self\x29\x02").unwrap();
 /// let inner = doc.get("self").unwrap();
-/// assert!(inner.as_ref().unwrap().ptr_eq(doc.as_ref().unwrap()));
+/// assert!(inner.as_strong_ref().unwrap().ptr_eq(doc.as_strong_ref().unwrap()));
 /// drop(inner);
 /// drop(doc); // the cycle is freed here
 ///
