@@ -56,6 +56,15 @@ impl Value {
 impl<'a> Dumper<'a> {
     /// Prints a statement, `name = ...;`, with `name` (such as `$VAR3`) in
     /// the paths of nodes met again (which are otherwise `$VAR1`).
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let node = Ref::hash(Default::default());
+    /// node.hash_mut().unwrap().insert("me", Value::from(&node)); // a cycle
+    /// let v = Value::from(&node);
+    /// assert_eq!(v.dumper().var("$self").to_string(), "$self = {'me' => $self};");
+    /// # v.dismantle();
+    /// ```
     pub fn var(self, name: &'a str) -> Dumper<'a> {
         Dumper {
             var: Some(name),
