@@ -302,6 +302,18 @@ impl fmt::Debug for Error {
 }
 
 /// The result type of this crate.
+///
+/// ```
+/// fn user_id(doc: &[u8]) -> sereal::Result<Option<i64>> {
+///     Ok(sereal::decode(doc)?.get("id").and_then(|v| v.as_i64()))
+/// }
+/// # fn main() -> sereal::Result<()> {
+/// let doc = sereal::encode(&sereal::Value::hash([("id", 7)]))?;
+/// assert_eq!(user_id(&doc)?, Some(7));
+/// assert!(user_id(b"junk").is_err());
+/// # Ok(())
+/// # }
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
