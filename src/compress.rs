@@ -16,6 +16,19 @@ use std::io::Read;
 use std::io::Write;
 
 /// Body compression, Perl's `compress` option.
+///
+/// ```
+/// use sereal::{Compression, Encoder, EncoderOptions, Header, Value};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let opts = EncoderOptions::new().compress(Compression::Zlib).compress_threshold(0);
+/// let text = "hello ".repeat(50);
+/// let doc = Encoder::new(opts)?.encode(&Value::from(&text))?;
+/// assert_eq!(Header::parse(&doc)?.compression, Compression::Zlib);
+/// assert!(doc.len() < text.len());
+/// assert_eq!(sereal::decode(&doc)?.as_str(), Some(text.as_str()));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Compression {
     /// No compression (`SRL_UNCOMPRESSED`).
@@ -31,6 +44,18 @@ pub enum Compression {
 
 impl Compression {
     /// The document type written in the header for this compression.
+    ///
+    /// ```
+    /// use sereal::{Compression, Encoder, EncoderOptions, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// assert_eq!(Compression::Zstd.doc_type(), 4);
+    /// let opts = EncoderOptions::new().compress(Compression::Zstd).compress_threshold(0);
+    /// let doc = Encoder::new(opts)?.encode(&Value::from("x".repeat(100)))?;
+    /// // the header's byte after the magic: document type, then protocol version
+    /// assert_eq!(doc[4], Compression::Zstd.doc_type() << 4 | 5);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn doc_type(self) -> u8 {
         match self {
             Compression::None => TYPE_RAW,

@@ -31,6 +31,21 @@ use std::io::BufRead;
 use std::path::Path;
 
 /// One corpus case.
+///
+/// ```
+/// use sereal::conformance::{check, Case, Outcome};
+/// // Perl's encoding of [1, "a"] with the default options
+/// let perl = b"=\xF3rl\x05\x00\x42\x01\x61a".to_vec();
+/// let case = Case {
+///     id: 1,
+///     name: "an array".into(),
+///     profile: "default".into(),
+///     options: Default::default(),
+///     srl: Some(perl.clone()),
+///     canon: Some(perl),
+/// };
+/// assert_eq!(check(&case), Outcome::Passed);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Case {
     /// Case number, the same in every profile.
@@ -48,6 +63,22 @@ pub struct Case {
 }
 
 /// The outcome of one case.
+///
+/// ```
+/// use sereal::conformance::{check, Case, Outcome};
+/// // a canon whose inner array Perl wrote as REFN ARRAY: re-encoded, it is
+/// // ARRAYREF_1, so the bytes differ at offset 6
+/// let canon = b"=\xF3rl\x05\x00\x28\x2b\x01\x01".to_vec();
+/// let case = Case {
+///     id: 2,
+///     name: "long form".into(),
+///     profile: "default".into(),
+///     options: Default::default(),
+///     srl: None,
+///     canon: Some(canon),
+/// };
+/// assert_eq!(check(&case), Outcome::Failed("re-encoding differs from Perl's".into(), Some(6)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// Every check held.
@@ -152,6 +183,24 @@ pub fn encoder_options(
 }
 
 /// Reads every case of a corpus file (`.jsonl.zst`, or plain `.jsonl`).
+///
+/// ```
+/// use sereal::conformance::{read_cases, Report};
+/// # fn main() -> std::io::Result<()> {
+/// let path = std::env::temp_dir().join(format!("sereal-cases-{}.jsonl", std::process::id()));
+/// let line = r#"{"id": 7, "name": "an array", "profile": "v5", "options": {"protocol_version": 5},
+///               "srl": "PfNybAUAQgFhYQ==", "canon": "PfNybAUAQgFhYQ=="}"#;
+/// std::fs::write(&path, line.replace('\n', "") + "\n")?;
+/// let cases = read_cases(&path)?;
+/// std::fs::remove_file(&path)?;
+/// assert_eq!((cases[0].id, cases[0].name.as_str()), (7, "an array"));
+/// assert_eq!(cases[0].srl.as_deref(), Some(&b"=\xF3rl\x05\x00\x42\x01\x61a"[..]));
+/// let mut report = Report::default();
+/// report.add(&cases);
+/// assert_eq!(report.summary(), "1 passed, 0 failed");
+/// # Ok(())
+/// # }
+/// ```
 pub fn read_cases(path: &Path) -> std::io::Result<Vec<Case>> {
     let file = std::fs::File::open(path)?;
     let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "zst") {
@@ -229,6 +278,21 @@ fn first_difference(a: &[u8], b: &[u8]) -> usize {
 
 /// Registers the corpus's handlers for class `Frozen` on an encoder and a
 /// decoder: FREEZE returns `(v, "extra")`, THAW makes `bless {v => $data[0]}`.
+///
+/// ```
+/// use sereal::conformance::frozen_handlers;
+/// use sereal::{Decoder, Encoder, EncoderOptions, Ref, Value};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(true))?;
+/// let mut dec = Decoder::default();
+/// frozen_handlers(&mut enc, &mut dec);
+/// let obj = Value::from(Ref::hash([("v", 5)].into()).blessed("Frozen"));
+/// let doc = enc.encode(&obj)?;
+/// assert_eq!(doc[6], 0x32); // OBJECT_FREEZE
+/// assert_eq!(dec.decode(&doc)?, obj); // THAW made it again
+/// # Ok(())
+/// # }
+/// ```
 pub fn frozen_handlers(enc: &mut Encoder, dec: &mut Decoder) {
     enc.on_freeze("Frozen", |obj| {
         let v = obj
@@ -262,6 +326,24 @@ fn same_header(a: &Option<Document>, b: &Option<Document>) -> bool {
 }
 
 /// Runs the checks of one case.
+///
+/// ```
+/// use sereal::conformance::{check, Case, Outcome};
+/// use serde_json::json;
+/// let perl = b"=\xF3rl\x05\x00\x42\x01\x61a".to_vec();
+/// let case = |options: serde_json::Value| Case {
+///     id: 1,
+///     name: "an array".into(),
+///     profile: "p".into(),
+///     options: options.as_object().unwrap().clone(),
+///     srl: Some(perl.clone()),
+///     canon: Some(perl.clone()),
+/// };
+/// assert_eq!(check(&case(json!({}))), Outcome::Passed);
+/// // re-encoded as protocol 3, the bytes differ from Perl's at the version byte
+/// let Outcome::Failed(what, at) = check(&case(json!({"protocol_version": 3}))) else { panic!() };
+/// assert_eq!((what.as_str(), at), ("re-encoding differs from Perl's", Some(4)));
+/// ```
 pub fn check(case: &Case) -> Outcome {
     let opts = match encoder_options(&case.options) {
         Ok(o) => o,
@@ -340,6 +422,23 @@ pub fn check(case: &Case) -> Outcome {
 }
 
 /// Totals over one or more corpus files.
+///
+/// ```
+/// use sereal::conformance::{Case, Report};
+/// let case = |id, canon: &[u8]| Case {
+///     id,
+///     name: format!("case {id}"),
+///     profile: "p".into(),
+///     options: Default::default(),
+///     srl: None,
+///     canon: Some(canon.to_vec()),
+/// };
+/// let mut report = Report::default();
+/// report.add(&[case(1, b"=\xF3rl\x05\x00\x01"), case(2, b"=\xF3rl\x05\x00\x28\x2b\x01\x01")]);
+/// assert_eq!(report.passed, 1);
+/// let (id, _, _, what, at) = &report.failed[0];
+/// assert_eq!((*id, what.as_str(), *at), (2, "re-encoding differs from Perl's", Some(6)));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// Cases whose checks all held.
@@ -350,6 +449,22 @@ pub struct Report {
 
 impl Report {
     /// Checks every case of `cases` and adds the outcomes.
+    ///
+    /// ```
+    /// use sereal::conformance::{Case, Report};
+    /// let one = Case {
+    ///     id: 1,
+    ///     name: "one".into(),
+    ///     profile: "p".into(),
+    ///     options: Default::default(),
+    ///     srl: Some(b"=\xF3rl\x05\x00\x01".to_vec()),
+    ///     canon: Some(b"=\xF3rl\x05\x00\x01".to_vec()),
+    /// };
+    /// let mut report = Report::default();
+    /// report.add(&[one.clone()]); // one corpus file
+    /// report.add(&[one]); // and another: the totals add up
+    /// assert_eq!((report.passed, report.failed.len()), (2, 0));
+    /// ```
     pub fn add(&mut self, cases: &[Case]) {
         for c in cases {
             match check(c) {
@@ -363,6 +478,12 @@ impl Report {
     }
 
     /// The closing line: `N passed, M failed`.
+    ///
+    /// ```
+    /// use sereal::conformance::Report;
+    /// let report = Report { passed: 41, failed: vec![(9, "n".into(), "p".into(), "what".into(), None)] };
+    /// assert_eq!(report.summary(), "41 passed, 1 failed");
+    /// ```
     pub fn summary(&self) -> String {
         format!("{} passed, {} failed", self.passed, self.failed.len())
     }

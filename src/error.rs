@@ -169,6 +169,18 @@ pub enum Position {
 
 impl Position {
     /// The offset, whichever space it counts in.
+    ///
+    /// ```
+    /// use sereal::Position;
+    /// // a Snappy-compressed document whose body, an array of 2, holds one item
+    /// let body = snap::raw::Encoder::new().compress_vec(b"\x42\x01").unwrap();
+    /// let mut doc = b"=\xF3rl\x25\x00".to_vec();
+    /// doc.push(body.len() as u8);
+    /// doc.extend(&body);
+    /// let e = sereal::decode(&doc).unwrap_err();
+    /// assert_eq!(e.position(), Some(Position::DecompressedBody(2)));
+    /// assert_eq!(e.position().unwrap().offset(), 2);
+    /// ```
     pub fn offset(self) -> usize {
         match self {
             Position::Document(o) | Position::DecompressedBody(o) => o,
@@ -178,6 +190,22 @@ impl Position {
 
 /// An I/O failure inside an [`Error`]: the [`std::io::Error`], shared so
 /// that errors stay `Clone`. Two are equal when their kinds and messages are.
+///
+/// ```
+/// use sereal::ErrorKind;
+/// struct HungUp;
+/// impl std::io::Read for HungUp {
+///     fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+///         Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "peer hung up"))
+///     }
+/// }
+/// let e = sereal::from_reader::<_, sereal::Value>(HungUp).unwrap_err();
+/// let ErrorKind::Io(io) = e.kind() else { unreachable!() };
+/// assert_eq!(io.get().kind(), std::io::ErrorKind::ConnectionReset);
+/// assert_eq!(e.to_string(), "read failed: peer hung up");
+/// let copy = e.clone(); // shared, not copied
+/// assert_eq!(copy, e);
+/// ```
 #[derive(Clone, Debug)]
 pub struct IoError {
     error: std::sync::Arc<std::io::Error>,
@@ -187,6 +215,22 @@ pub struct IoError {
 
 impl IoError {
     /// The underlying error.
+    ///
+    /// ```
+    /// use sereal::ErrorKind;
+    /// struct Closed;
+    /// impl std::io::Write for Closed {
+    ///     fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+    ///         Err(std::io::ErrorKind::BrokenPipe.into())
+    ///     }
+    ///     fn flush(&mut self) -> std::io::Result<()> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let e = sereal::to_writer(Closed, &[1, 2, 3]).unwrap_err();
+    /// let ErrorKind::Io(io) = e.kind() else { unreachable!() };
+    /// assert_eq!(io.get().kind(), std::io::ErrorKind::BrokenPipe);
+    /// ```
     pub fn get(&self) -> &std::io::Error {
         &self.error
     }
@@ -265,10 +309,30 @@ impl fmt::Debug for Error {
 }
 
 /// The result type of this crate.
+///
+/// ```
+/// fn user_id(doc: &[u8]) -> sereal::Result<Option<i64>> {
+///     Ok(sereal::decode(doc)?.get("id").and_then(|v| v.as_i64()))
+/// }
+/// # fn main() -> sereal::Result<()> {
+/// let doc = sereal::encode(&sereal::Value::hash([("id", 7)]))?;
+/// assert_eq!(user_id(&doc)?, Some(7));
+/// assert!(user_id(b"junk").is_err());
+/// # Ok(())
+/// # }
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// An error without a position (encoder and option errors).
+    ///
+    /// ```
+    /// use sereal::{Category, Error, ErrorKind};
+    /// // what a THAW handler returns for frozen values it cannot use
+    /// let e = Error::new(ErrorKind::Invalid("a Point needs two values".into()));
+    /// assert_eq!((e.offset(), e.classify()), (None, Category::Syntax));
+    /// assert_eq!(e.to_string(), "a Point needs two values");
+    /// ```
     #[cold]
     pub fn new(kind: ErrorKind) -> Self {
         Error(Box::new(Inner {
@@ -280,6 +344,13 @@ impl Error {
     }
 
     /// An error at a byte offset of the document.
+    ///
+    /// ```
+    /// use sereal::{Error, ErrorKind, Position};
+    /// let e = Error::at(ErrorKind::BadVarint, 7);
+    /// assert_eq!(e.position(), Some(Position::Document(7)));
+    /// assert_eq!(e.to_string(), "malformed varint at offset 7");
+    /// ```
     #[cold]
     pub fn at(kind: ErrorKind, offset: usize) -> Self {
         Error(Box::new(Inner {
@@ -291,6 +362,14 @@ impl Error {
     }
 
     /// What went wrong.
+    ///
+    /// ```
+    /// use sereal::ErrorKind;
+    /// let e = sereal::decode(b"not sereal").unwrap_err();
+    /// assert_eq!(e.kind(), &ErrorKind::BadMagic);
+    /// let e = sereal::decode(b"=\xF3rl\x06\x00\x01").unwrap_err();
+    /// assert!(matches!(e.kind(), ErrorKind::NoPublicSpec(6)));
+    /// ```
     pub fn kind(&self) -> &ErrorKind {
         &self.0.kind
     }
@@ -311,21 +390,63 @@ impl Error {
 
     /// Whether the input ended before the document did
     /// ([`Category::Eof`]): more bytes would help.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = sereal::encode(&sereal::Value::array(["a", "b"]))?;
+    /// // a document cut short: wait for more bytes
+    /// assert!(sereal::decode(&doc[..doc.len() - 1]).unwrap_err().is_eof());
+    /// assert!(!sereal::decode(b"junk").unwrap_err().is_eof());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_eof(&self) -> bool {
         self.classify() == Category::Eof
     }
 
     /// Whether reading or writing failed ([`Category::Io`]).
+    ///
+    /// ```
+    /// struct Closed;
+    /// impl std::io::Write for Closed {
+    ///     fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+    ///         Err(std::io::ErrorKind::BrokenPipe.into())
+    ///     }
+    ///     fn flush(&mut self) -> std::io::Result<()> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let e = sereal::to_writer(Closed, &"hi").unwrap_err();
+    /// assert!(e.is_io());
+    /// assert_eq!(e.to_string(), "write failed: broken pipe");
+    /// ```
     pub fn is_io(&self) -> bool {
         self.classify() == Category::Io
     }
 
     /// Whether the input is not valid Sereal ([`Category::Syntax`]).
+    ///
+    /// ```
+    /// // a valid document followed by a byte more
+    /// let e = sereal::decode(b"=\xF3rl\x05\x00\x01\x02").unwrap_err();
+    /// assert!(e.is_syntax());
+    /// assert_eq!(e.to_string(), "trailing data after the document body at offset 7");
+    /// ```
     pub fn is_syntax(&self) -> bool {
         self.classify() == Category::Syntax
     }
 
     /// Whether valid Sereal did not fit ([`Category::Data`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = sereal::encode(&sereal::Value::from(300))?;
+    /// let e = sereal::from_slice::<u8>(&doc).unwrap_err(); // valid, but not a u8
+    /// assert!(e.is_data());
+    /// assert_eq!(e.to_string(), "invalid value: integer `300`, expected u8 at offset 6");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_data(&self) -> bool {
         self.classify() == Category::Data
     }
@@ -333,6 +454,13 @@ impl Error {
     /// The byte offset where decoding failed, if the error has one: from
     /// the document's start, or into its decompressed body (see
     /// [`Error::position`], which says which).
+    ///
+    /// ```
+    /// use sereal::{Error, ErrorKind};
+    /// let e = sereal::decode(b"=\xF3rl\x05\x00\x42\x01").unwrap_err();
+    /// assert_eq!(e.offset(), Some(8)); // where the second item should be
+    /// assert_eq!(Error::new(ErrorKind::Borrowed).offset(), None);
+    /// ```
     pub fn offset(&self) -> Option<usize> {
         self.0.offset
     }

@@ -120,6 +120,7 @@
 [`Deserializer`]: #features"
 )]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "serde")]
 pub mod blessed;

@@ -16,6 +16,18 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(input: &'de [u8]) -> Result<T> {
 }
 
 /// As [`from_slice`], with decoder options (limits, refusals).
+///
+/// ```
+/// use sereal::{DecoderOptions, ErrorKind};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let doc = sereal::to_vec(&vec![0u8; 1000])?;
+/// let strict = DecoderOptions::new().max_num_array_entries(100);
+/// let e = sereal::from_slice_with::<Vec<u8>>(&doc, strict).unwrap_err();
+/// assert!(matches!(e.kind(), ErrorKind::LimitExceeded(_)));
+/// assert_eq!(sereal::from_slice::<Vec<u8>>(&doc)?.len(), 1000);
+/// # Ok(())
+/// # }
+/// ```
 pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     input: &'de [u8],
     opts: DecoderOptions,

@@ -68,6 +68,21 @@ pub struct Deserializer<R> {
 
 /// The input of a [`Deserializer`] made over a slice: the documents' bytes,
 /// how far they have been read, and the options they are read with.
+///
+/// ```
+/// use serde::Deserialize;
+/// use sereal::de::{Deserializer, SliceRead};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let mut buf = sereal::to_vec(&"first")?;
+/// buf.extend(sereal::to_vec(&"second")?);
+/// let mut de: Deserializer<SliceRead<'_>> = Deserializer::from_slice(&buf);
+/// let first = <&str>::deserialize(&mut de)?; // borrowed from `buf`
+/// let second = <&str>::deserialize(&mut de)?;
+/// assert_eq!((first, second), ("first", "second"));
+/// de.end()?; // nothing follows
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct SliceRead<'de> {
     input: &'de [u8],
@@ -78,6 +93,21 @@ pub struct SliceRead<'de> {
 
 /// The input of a [`Deserializer`] made over a reader: the documents as
 /// [`ReadDocuments`] reads them.
+///
+/// ```
+/// use serde::Deserialize;
+/// use sereal::de::{Deserializer, IoRead};
+/// use std::io::Cursor;
+/// # fn main() -> Result<(), sereal::Error> {
+/// let mut buf = sereal::to_vec(&1u32)?;
+/// buf.extend(sereal::to_vec(&2u32)?);
+/// let mut de: Deserializer<IoRead<Cursor<Vec<u8>>>> = Deserializer::from_reader(Cursor::new(buf));
+/// assert_eq!(u32::deserialize(&mut de)?, 1);
+/// assert_eq!(u32::deserialize(&mut de)?, 2);
+/// de.end()?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct IoRead<R> {
     docs: ReadDocuments<R>,
@@ -501,6 +531,21 @@ impl Decoder {
 /// The documents of a [`Deserializer`] as `T`s, one `Result` per document
 /// (made by [`Deserializer::into_iter`]). The first error ends the
 /// iteration, except an error of a reader, after which it may go on.
+///
+/// ```
+/// # fn main() -> Result<(), sereal::Error> {
+/// let mut buf = sereal::to_vec(&1u8)?;
+/// let first = buf.len();
+/// buf.extend(sereal::to_vec(&"not a number")?);
+/// buf.extend(sereal::to_vec(&3u8)?);
+/// let mut it = sereal::Deserializer::from_slice(&buf).into_iter::<u8>();
+/// assert_eq!(it.next().unwrap()?, 1);
+/// assert_eq!(it.byte_offset(), first);
+/// assert!(it.next().unwrap().is_err()); // the second document is not a u8
+/// assert!(it.next().is_none()); // and the first error ends the stream
+/// # Ok(())
+/// # }
+/// ```
 pub struct StreamDeserializer<'de, R, T> {
     de: Deserializer<R>,
     output: PhantomData<fn() -> T>,

@@ -135,6 +135,17 @@ fn default_decoder() -> &'static Decoder {
 
 impl Decoder {
     /// A decoder with `options`.
+    ///
+    /// ```
+    /// use sereal::{Decoder, DecoderOptions, ErrorKind, Ref, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let dec = Decoder::new(DecoderOptions::new().refuse_objects(true));
+    /// let obj = sereal::encode(&Value::from(Ref::hash([("x", 1)].into()).blessed("Point")))?;
+    /// assert_eq!(dec.decode(&obj).unwrap_err().kind(), &ErrorKind::ObjectRefused);
+    /// assert_eq!(dec.decode(&sereal::encode(&Value::from(1))?)?, Value::from(1));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(options: DecoderOptions) -> Decoder {
         let thaw_allowed = options.thaw_allow_classes.as_deref().map(ClassNames::new);
         Decoder {
@@ -243,11 +254,31 @@ impl Decoder {
     }
 
     /// The options in use.
+    ///
+    /// ```
+    /// use sereal::{Decoder, DecoderOptions};
+    /// let dec = Decoder::new(DecoderOptions::new().max_num_array_entries(100));
+    /// assert_eq!(dec.options().max_num_array_entries, 100);
+    /// assert_eq!(Decoder::default().options(), &DecoderOptions::default());
+    /// ```
     pub fn options(&self) -> &DecoderOptions {
         &self.opts
     }
 
     /// Decodes the document's body.
+    ///
+    /// ```
+    /// use sereal::{Decoder, ErrorKind, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let dec = Decoder::default();
+    /// let doc = dec.decode(b"=\xF3rl\x05\x00\x42\x01\x61a")?; // [1, "a"]
+    /// assert_eq!(doc, Value::array([Value::from(1), Value::from("a")]));
+    /// // the input is one document: nothing may follow it
+    /// let e = dec.decode(b"=\xF3rl\x05\x00\x01\x02").unwrap_err();
+    /// assert_eq!(e.kind(), &ErrorKind::TrailingData);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn decode(&self, input: &[u8]) -> Result<Document> {
         let header = Header::parse(input)?;
         self.body(input, &header)
@@ -291,6 +322,21 @@ impl Decoder {
     }
 
     /// Decodes the user header data and the body.
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(Default::default())?;
+    /// let doc = enc.encode_with_header(&Value::array([1, 2]), &Value::hash([("v", 2)]))?;
+    /// let (header, body) = Decoder::default().decode_with_header(&doc)?;
+    /// assert_eq!(header.unwrap().get("v"), Some(Value::from(2)));
+    /// assert_eq!(body, Value::array([1, 2]));
+    /// // a document without user header data
+    /// let (header, _) = Decoder::default().decode_with_header(&enc.encode(&Value::Undef)?)?;
+    /// assert!(header.is_none());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn decode_with_header(&self, input: &[u8]) -> Result<(Option<Document>, Document)> {
         let header = Header::parse(input)?;
         let user = self.user_header(input, &header)?;
@@ -329,6 +375,19 @@ impl Decoder {
 
     /// Decodes only the user header data (`None` if the document has none);
     /// the body is not read.
+    ///
+    /// ```
+    /// use sereal::{Decoder, Encoder, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(Default::default())?;
+    /// let mut doc = enc.encode_with_header(&Value::from("a large body"), &Value::from("type=A"))?;
+    /// doc.truncate(doc.len() - 3); // even a damaged body: it is not read
+    /// let header = Decoder::default().decode_header(&doc)?;
+    /// assert_eq!(header.unwrap(), Value::from("type=A"));
+    /// assert!(Decoder::default().decode(&doc).is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn decode_header(&self, input: &[u8]) -> Result<Option<Document>> {
         let header = Header::parse(input)?;
         self.user_header(input, &header)
@@ -361,6 +420,21 @@ impl Decoder {
 
     /// Decompresses (if needed) and returns the body bytes of a document,
     /// with the offset its first byte has in the body's offset space.
+    ///
+    /// ```
+    /// use sereal::{Compression, Decoder, Encoder, EncoderOptions, Header, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let opts = EncoderOptions::new().compress(Compression::Zstd).compress_threshold(0);
+    /// let doc = Encoder::new(opts)?.encode(&Value::from("z".repeat(40)))?;
+    /// let header = Header::parse(&doc)?;
+    /// let (body, shift) = Decoder::default().body_bytes(&doc, &header)?;
+    /// // BINARY, length 40, the bytes; its first byte is body offset 1
+    /// assert_eq!(&body[..2], b"\x26\x28");
+    /// assert_eq!(&body[2..], "z".repeat(40).as_bytes());
+    /// assert_eq!(shift, 1);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn body_bytes<'a>(
         &self,
         input: &'a [u8],
@@ -534,6 +608,21 @@ pub struct Documents<'d, 'a> {
 
 impl Documents<'_, '_> {
     /// The stream offset of the next document.
+    ///
+    /// ```
+    /// use sereal::{encode, Decoder, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let first = encode(&Value::from(1))?;
+    /// let mut stream = first.clone();
+    /// stream.extend(encode(&Value::from("two"))?);
+    /// let dec = Decoder::default();
+    /// let mut docs = dec.documents(&stream);
+    /// assert_eq!(docs.offset(), 0);
+    /// docs.next().unwrap()?;
+    /// assert_eq!(docs.offset(), first.len()); // where the second starts
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn offset(&self) -> usize {
         self.pos
     }

@@ -224,6 +224,16 @@ macro_rules! setters {
 impl DecoderOptions {
     /// The defaults: for input the caller does not control (see
     /// [`DecoderOptions`]).
+    ///
+    /// ```
+    /// use sereal::DecoderOptions;
+    /// let o = DecoderOptions::new();
+    /// assert_eq!(o, DecoderOptions::default());
+    /// // bounded: 256 MiB of memory and of decompressed body a document
+    /// assert_eq!((o.max_memory, o.max_uncompressed_size), (256 << 20, 256 << 20));
+    /// assert_eq!(o.max_recursion_depth, 10_000);
+    /// assert_eq!(DecoderOptions::trusted().max_memory, 0); // Perl's: no bound
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }

@@ -124,7 +124,7 @@ pub struct EncoderOptions {
 /// let opts = EncoderOptions::new().key_order(Some(KeyOrder::Cmp));
 /// let doc = sereal::encode_with(&Value::hash([("b", 1), ("aa", 2)]), &opts).unwrap();
 /// let back = sereal::decode(&doc).unwrap();
-/// let keys: Vec<String> = back.as_ref().unwrap().as_hash().unwrap().keys().map(|k| k.to_string()).collect();
+/// let keys: Vec<String> = back.as_hash().unwrap().keys().map(|k| k.to_string()).collect();
 /// assert_eq!(keys, ["aa", "b"]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +137,31 @@ pub enum KeyOrder {
 
 /// What callbacks (FREEZE and stringify handlers) may do to the graph
 /// being encoded.
+///
+/// ```
+/// use sereal::{CallbackPolicy, Encoder, EncoderOptions, Ref, Value};
+/// let point = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+/// let list = Ref::array(vec![point]);
+/// for policy in [CallbackPolicy::Guard, CallbackPolicy::Snapshot] {
+///     let opts = EncoderOptions::new().freeze_callbacks(true).policy(policy);
+///     let mut enc = Encoder::new(opts).unwrap();
+///     let handle = list.clone();
+///     // a FREEZE that adds to the array being written
+///     enc.on_freeze("Point", move |_| {
+///         handle.array_mut()?.push(Value::from("late"));
+///         Ok(vec![Value::from(1)])
+///     });
+///     let written = enc.encode(&Value::from(&list));
+///     match policy {
+///         CallbackPolicy::Guard => assert!(written.unwrap_err().to_string().contains("cannot be changed")),
+///         CallbackPolicy::Snapshot => {
+///             // written as it was when the encoder entered it; changed after
+///             assert_eq!(sereal::decode(&written.unwrap()).unwrap().as_array().unwrap().len(), 1);
+///             assert_eq!(list.as_array().unwrap().len(), 2);
+///         }
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CallbackPolicy {
     /// The default. Containers being written are locked while a callback
@@ -193,56 +218,330 @@ macro_rules! setters {
 
 impl EncoderOptions {
     /// The defaults (those of Perl's encoder).
+    ///
+    /// ```
+    /// use sereal::{Compression, EncoderOptions};
+    /// let o = EncoderOptions::new();
+    /// assert_eq!((o.protocol_version, o.compress, o.compress_threshold), (5, Compression::None, 1024));
+    /// assert_eq!(o.max_recursion_depth, 10_000);
+    /// assert_eq!(o, EncoderOptions::default());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     setters! {
         /// Sets `protocol_version`.
+        ///
+        /// ```
+        /// use sereal::{Encoder, EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v2 = Encoder::new(EncoderOptions::new().protocol_version(2))?.encode(&Value::from(1))?;
+        /// assert_eq!(&v2[..5], b"=srl\x02"); // versions 1 and 2 have the old magic
+        /// let v3 = Encoder::new(EncoderOptions::new().protocol_version(3))?.encode(&Value::from(1))?;
+        /// assert_eq!(&v3[..5], b"=\xF3rl\x03");
+        /// assert!(Encoder::new(EncoderOptions::new().protocol_version(6)).is_err());
+        /// # Ok(())
+        /// # }
+        /// ```
         protocol_version: u8,
         /// Sets `compress`.
+        ///
+        /// ```
+        /// use sereal::{Compression, Encoder, EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let text = Value::from("abc".repeat(400));
+        /// let mut enc = Encoder::new(EncoderOptions::new().compress(Compression::Zstd))?;
+        /// let doc = enc.encode(&text)?;
+        /// assert_eq!(doc[4], 0x45); // document type 4 (zstd), protocol 5
+        /// assert!(doc.len() < 100);
+        /// assert_eq!(sereal::decode(&doc)?, text);
+        /// # Ok(())
+        /// # }
+        /// ```
         compress: Compression,
         /// Sets `compress_threshold`.
+        ///
+        /// ```
+        /// use sereal::{Compression, Encoder, EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let opts = EncoderOptions::new().compress(Compression::Snappy);
+        /// let text = Value::from("abc".repeat(100)); // a 300-byte body
+        /// assert_eq!(Encoder::new(opts.clone())?.encode(&text)?[4], 0x05); // under 1024: raw
+        /// let doc = Encoder::new(opts.compress_threshold(0))?.encode(&text)?;
+        /// assert_eq!(doc[4], 0x25); // Snappy
+        /// # Ok(())
+        /// # }
+        /// ```
         compress_threshold: usize,
         /// Sets `compress_level`.
+        ///
+        /// ```
+        /// use sereal::{Compression, Encoder, EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let zlib = EncoderOptions::new().compress(Compression::Zlib);
+        /// let text = Value::from("abc".repeat(400));
+        /// let doc = Encoder::new(zlib.clone().compress_level(Some(9)))?.encode(&text)?;
+        /// assert_eq!(sereal::decode(&doc)?, text);
+        /// let e = Encoder::new(zlib.compress_level(Some(11))).unwrap_err();
+        /// assert_eq!(e.to_string(), "invalid option: compress_level for zlib must be between 1 and 10");
+        /// # Ok(())
+        /// # }
+        /// ```
         compress_level: Option<i32>,
         /// Sets `legacy_snappy`.
+        ///
+        /// ```
+        /// use sereal::{Compression, Encoder, EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v1 = EncoderOptions::new().protocol_version(1).compress(Compression::Snappy);
+        /// let text = Value::from("abc".repeat(400));
+        /// assert_eq!(Encoder::new(v1.clone())?.encode(&text)?[4], 0x21); // type 2: snappy_incr
+        /// let doc = Encoder::new(v1.legacy_snappy(true))?.encode(&text)?;
+        /// assert_eq!(doc[4], 0x11); // type 1: Perl's `snappy` under protocol 1
+        /// assert_eq!(sereal::decode(&doc)?, text);
+        /// // only with Snappy and protocol 1
+        /// assert!(Encoder::new(EncoderOptions::new().legacy_snappy(true)).is_err());
+        /// # Ok(())
+        /// # }
+        /// ```
         legacy_snappy: bool,
         /// Sets `sort_keys`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let h = Value::hash([("b", 1), ("aa", 2), ("é", 3), ("c", 4)]);
+        /// let doc = sereal::encode_with(&h, &EncoderOptions::new().sort_keys(true))?;
+        /// let back = sereal::decode(&doc)?;
+        /// let keys: Vec<String> = back.as_hash().unwrap().keys().map(|k| k.to_string()).collect();
+        /// // by length, then UTF-8 keys first ("é" is 2 bytes), then bytes
+        /// assert_eq!(keys, ["b", "c", "é", "aa"]);
+        /// # Ok(())
+        /// # }
+        /// ```
         sort_keys: bool,
         /// Sets `key_order`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, KeyOrder, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let h = Value::hash([("b", 1), ("aa", 2), ("c", 3)]);
+        /// let opts = EncoderOptions::new().key_order(Some(KeyOrder::ReverseCmp));
+        /// let back = sereal::decode(&sereal::encode_with(&h, &opts)?)?;
+        /// let keys: Vec<String> = back.as_hash().unwrap().keys().map(|k| k.to_string()).collect();
+        /// assert_eq!(keys, ["c", "b", "aa"]);
+        /// # Ok(())
+        /// # }
+        /// ```
         key_order: Option<KeyOrder>,
         /// Sets `canonical_refs`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array([1, 2]);
+        /// assert_eq!(&sereal::encode(&v)?[6..], b"\x42\x01\x02"); // ARRAYREF_2
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().canonical_refs(true))?;
+        /// assert_eq!(&doc[6..], b"\x28\x2b\x02\x01\x02"); // REFN, ARRAY of 2
+        /// # Ok(())
+        /// # }
+        /// ```
         canonical_refs: bool,
         /// Sets `dedupe_strings`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array(["abcd", "abcd"]);
+        /// assert_eq!(&sereal::encode(&v)?[6..], b"\x42\x64abcd\x64abcd");
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().dedupe_strings(true))?;
+        /// assert_eq!(&doc[6..], b"\x42\x64abcd\x2f\x02"); // COPY of body offset 2
+        /// assert_eq!(sereal::decode(&doc)?, v);
+        /// # Ok(())
+        /// # }
+        /// ```
         dedupe_strings: bool,
         /// Sets `aliased_dedupe_strings`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array(["abcd", "abcd"]);
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().aliased_dedupe_strings(true))?;
+        /// // the first string is tracked (its tag's high bit), the second an ALIAS of it
+        /// assert_eq!(&doc[6..], b"\x42\xe4abcd\x2e\x02");
+        /// // decoded, both slots are one scalar, as in Perl
+        /// let back = sereal::decode(&doc)?;
+        /// let (a, b) = (back.at(0).unwrap(), back.at(1).unwrap());
+        /// assert!(a.node().unwrap().ptr_eq(&b.node().unwrap()));
+        /// # Ok(())
+        /// # }
+        /// ```
         aliased_dedupe_strings: bool,
         /// Sets `no_shared_hashkeys`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array([Value::hash([("name", 1)]), Value::hash([("name", 2)])]);
+        /// // by default the second "name" is a COPY of the first
+        /// assert_eq!(&sereal::encode(&v)?[6..], b"\x42\x51\x64name\x01\x51\x2f\x03\x02");
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().no_shared_hashkeys(true))?;
+        /// assert_eq!(&doc[6..], b"\x42\x51\x64name\x01\x51\x64name\x02");
+        /// # Ok(())
+        /// # }
+        /// ```
         no_shared_hashkeys: bool,
         /// Sets `croak_on_bless`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, ErrorKind, Ref, Value};
+        /// let obj = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+        /// let e = sereal::encode_with(&obj, &EncoderOptions::new().croak_on_bless(true)).unwrap_err();
+        /// assert_eq!(e.kind(), &ErrorKind::BlessRefused);
+        /// ```
         croak_on_bless: bool,
         /// Sets `no_bless_objects`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Ref, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let obj = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+        /// let doc = sereal::encode_with(&obj, &EncoderOptions::new().no_bless_objects(true))?;
+        /// assert_eq!(sereal::decode(&doc)?, Value::hash([("x", 1)])); // no class
+        /// # Ok(())
+        /// # }
+        /// ```
         no_bless_objects: bool,
         /// Sets `use_standard_double`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// // doubles are the widest floats here: the option changes nothing
+        /// let v = Value::from(0.1);
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().use_standard_double(true))?;
+        /// assert_eq!(doc, sereal::encode(&v)?);
+        /// assert_eq!(doc[6], 0x23); // DOUBLE
+        /// # Ok(())
+        /// # }
+        /// ```
         use_standard_double: bool,
         /// Sets `max_recursion_depth`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, ErrorKind, Value};
+        /// let nested = Value::array([Value::array([Value::array([1])])]);
+        /// let e = sereal::encode_with(&nested, &EncoderOptions::new().max_recursion_depth(3)).unwrap_err();
+        /// assert_eq!(e.kind(), &ErrorKind::DepthExceeded(3));
+        /// assert!(sereal::encode_with(&nested, &EncoderOptions::new().max_recursion_depth(4)).is_ok());
+        /// ```
         max_recursion_depth: usize,
         /// Sets `freeze_callbacks`.
+        ///
+        /// ```
+        /// use sereal::{Encoder, EncoderOptions, Ref, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let point = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+        /// for on in [false, true] {
+        ///     let mut enc = Encoder::new(EncoderOptions::new().freeze_callbacks(on))?;
+        ///     enc.on_freeze("Point", |_| Ok(vec![Value::from(1)]));
+        ///     let tag = enc.encode(&point)?[6];
+        ///     // off: the handler is not called, the object is written as it is
+        ///     assert_eq!(tag, if on { 0x32 } else { 0x2c }); // OBJECT_FREEZE or OBJECT
+        /// }
+        /// # Ok(())
+        /// # }
+        /// ```
         freeze_callbacks: bool,
         /// Sets `freeze_deny_serialize`.
+        ///
+        /// ```
+        /// use sereal::{Encoder, EncoderOptions, ErrorKind, Ref, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let point = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+        /// let only_other = EncoderOptions::new().freeze_allow_classes(["Other"]);
+        /// let mut strict = Encoder::new(only_other.clone())?;
+        /// strict.on_freeze("Point", |_| Ok(vec![Value::from(1)]));
+        /// assert!(matches!(strict.encode(&point).unwrap_err().kind(), ErrorKind::Callback(_)));
+        /// let mut lenient = Encoder::new(only_other.freeze_deny_serialize(true))?;
+        /// lenient.on_freeze("Point", |_| Ok(vec![Value::from(1)]));
+        /// assert_eq!(sereal::decode(&lenient.encode(&point)?)?, point); // a plain object
+        /// # Ok(())
+        /// # }
+        /// ```
         freeze_deny_serialize: bool,
         /// Sets `undef_unknown`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Foreign, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array([Value::Foreign(Foreign::new(std::time::Instant::now()))]);
+        /// assert!(sereal::encode(&v).is_err());
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().undef_unknown(true))?;
+        /// assert_eq!(sereal::decode(&doc)?, Value::array([Value::Undef]));
+        /// # Ok(())
+        /// # }
+        /// ```
         undef_unknown: bool,
         /// Sets `stringify_unknown`.
+        ///
+        /// ```
+        /// use sereal::{EncoderOptions, Foreign, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array([Value::Foreign(Foreign::new(std::time::Duration::from_secs(3)))]);
+        /// let doc = sereal::encode_with(&v, &EncoderOptions::new().stringify_unknown(true))?;
+        /// // without a stringify handler: "foreign(" and the type name
+        /// assert_eq!(sereal::decode(&doc)?.at(0).unwrap(), "foreign(core::time::Duration)");
+        /// # Ok(())
+        /// # }
+        /// ```
         stringify_unknown: bool,
         /// Sets `warn_unknown`.
+        ///
+        /// ```
+        /// use sereal::{Encoder, EncoderOptions, Foreign, Value};
+        /// # fn main() -> Result<(), sereal::Error> {
+        /// let v = Value::array([Value::Foreign(Foreign::new(std::time::Duration::from_secs(3)))]);
+        /// let mut enc = Encoder::new(EncoderOptions::new().undef_unknown(true).warn_unknown(true))?;
+        /// enc.encode(&v)?;
+        /// let warnings = enc.take_warnings();
+        /// assert_eq!(warnings.len(), 1);
+        /// assert!(warnings[0].ends_with("encoded as an undefined value"));
+        /// # Ok(())
+        /// # }
+        /// ```
         warn_unknown: bool,
         /// Sets `policy`.
+        ///
+        /// ```
+        /// use sereal::{CallbackPolicy, EncoderOptions};
+        /// let o = EncoderOptions::new().policy(CallbackPolicy::Snapshot);
+        /// assert_eq!(o.policy, CallbackPolicy::Snapshot);
+        /// assert_eq!(EncoderOptions::new().policy, CallbackPolicy::Guard);
+        /// ```
         policy: CallbackPolicy,
     }
 
     /// Sets `freeze_allow_classes` (and `freeze_callbacks`).
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Ref, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let opts = EncoderOptions::new().freeze_allow_classes(["Point"]);
+    /// assert!(opts.freeze_callbacks);
+    /// let mut enc = Encoder::new(opts)?;
+    /// enc.on_freeze("Point", |_| Ok(vec![Value::from(1)]));
+    /// enc.on_freeze("Secret", |_| Ok(vec![Value::from(2)]));
+    /// let point = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+    /// let secret = Value::from(Ref::hash([("k", 1)].into()).blessed("Secret"));
+    /// assert_eq!(enc.encode(&point)?[6], 0x32); // OBJECT_FREEZE
+    /// let e = enc.encode(&secret).unwrap_err();
+    /// assert!(e.to_string().contains("not in freeze_allow_classes"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn freeze_allow_classes<S: Into<String>>(
         mut self,
         classes: impl IntoIterator<Item = S>,
@@ -274,6 +573,20 @@ impl EncoderOptions {
     }
 
     /// Perl's `canonical`: sets both `sort_keys` and `canonical_refs`.
+    ///
+    /// ```
+    /// use sereal::{EncoderOptions, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let o = EncoderOptions::new().canonical(true);
+    /// assert!(o.sort_keys && o.canonical_refs);
+    /// // the same data in any insertion order gives the same bytes
+    /// let a = Value::hash([("x", 1), ("y", 2)]);
+    /// let b = Value::hash([("y", 2), ("x", 1)]);
+    /// assert_eq!(sereal::encode_with(&a, &o)?, sereal::encode_with(&b, &o)?);
+    /// assert_ne!(sereal::encode(&a)?, sereal::encode(&b)?);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn canonical(mut self, on: bool) -> Self {
         self.sort_keys = on;
         self.canonical_refs = on;
@@ -384,6 +697,14 @@ impl std::fmt::Debug for Encoder {
 
 impl Encoder {
     /// An encoder with `options`; errors on an invalid combination.
+    ///
+    /// ```
+    /// use sereal::{Compression, Encoder, EncoderOptions, ErrorKind};
+    /// assert!(Encoder::new(EncoderOptions::new().compress(Compression::Zstd)).is_ok());
+    /// // zstd is not in protocol 2
+    /// let e = Encoder::new(EncoderOptions::new().protocol_version(2).compress(Compression::Zstd)).unwrap_err();
+    /// assert!(matches!(e.kind(), ErrorKind::BadOption(_)));
+    /// ```
     pub fn new(options: EncoderOptions) -> Result<Encoder> {
         options.validate()?;
         let allowed = options.freeze_allow_classes.as_deref().map(ClassNames::new);
@@ -413,6 +734,15 @@ impl Encoder {
     }
 
     /// The options in use.
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let enc = Encoder::new(EncoderOptions::new().sort_keys(true))?;
+    /// assert!(enc.options().sort_keys);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn options(&self) -> &EncoderOptions {
         &self.opts
     }
@@ -516,6 +846,21 @@ impl Encoder {
     /// Registers the handler that turns a [`Value::Foreign`] into a string
     /// under `stringify_unknown` (Perl stringifies such values). Bound to
     /// the registering thread, as with [`Encoder::on_freeze`].
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Foreign, Value};
+    /// use std::time::Duration;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(EncoderOptions::new().stringify_unknown(true))?;
+    /// enc.on_stringify(|f| match f.downcast_ref::<Duration>() {
+    ///     Some(d) => Ok(format!("{}s", d.as_secs())),
+    ///     None => Ok(f.type_name().to_string()),
+    /// });
+    /// let v = Value::array([Value::Foreign(Foreign::new(Duration::from_secs(3)))]);
+    /// assert_eq!(sereal::decode(&enc.encode(&v)?)?, Value::array(["3s"]));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_stringify(
         &mut self,
         handler: impl FnMut(&Foreign) -> Result<String> + 'static,
@@ -526,6 +871,23 @@ impl Encoder {
 
     /// As [`Encoder::on_stringify`], for a `Send + Sync` handler that runs on
     /// any thread.
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Foreign, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(EncoderOptions::new().stringify_unknown(true))?;
+    /// enc.on_stringify_shared(|f| Ok(format!("<{}>", f.type_name())));
+    /// // the handler goes with the encoder to another thread
+    /// let doc = std::thread::spawn(move || {
+    ///     let v = Value::array([Value::Foreign(Foreign::new(7u8))]);
+    ///     enc.encode(&v)
+    /// })
+    /// .join()
+    /// .unwrap()?;
+    /// assert_eq!(sereal::decode(&doc)?, Value::array(["<u8>"]));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_stringify_shared(
         &mut self,
         handler: impl FnMut(&Foreign) -> Result<String> + Send + Sync + 'static,
@@ -535,6 +897,18 @@ impl Encoder {
     }
 
     /// The warnings `warn_unknown` recorded since the last call.
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Foreign, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(EncoderOptions::new().stringify_unknown(true).warn_unknown(true))?;
+    /// let v = Value::array([Value::Foreign(Foreign::new(1u8)), Value::Foreign(Foreign::new(2u8))]);
+    /// enc.encode(&v)?;
+    /// assert_eq!(enc.take_warnings().len(), 2);
+    /// assert!(enc.take_warnings().is_empty()); // taken
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
     }
@@ -546,6 +920,19 @@ impl Encoder {
     }
 
     /// Encodes `value` as a complete document.
+    ///
+    /// ```
+    /// use sereal::{Encoder, EncoderOptions, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(EncoderOptions::new())?;
+    /// // one encoder for many documents: its tables are reused
+    /// for n in 0..3 {
+    ///     let doc = enc.encode(&Value::hash([("n", n)]))?;
+    ///     assert_eq!(sereal::decode(&doc)?.get("n"), Some(Value::from(n)));
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn encode(&mut self, value: &Value) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.size_hint);
         self.encode_to(value, None, &mut out)?;
@@ -573,6 +960,23 @@ impl Encoder {
     /// `out`. On error `out` is left as it was. After an error, or a panic in
     /// a callback, the encoder is ready for the next document: its tables
     /// are empty and whatever it kept alive is released.
+    ///
+    /// ```
+    /// use sereal::{Encoder, Foreign, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut enc = Encoder::new(Default::default())?;
+    /// let mut out = b"frame:".to_vec();
+    /// enc.encode_to(&Value::from(1), Some(&Value::from("h")), &mut out)?;
+    /// assert_eq!(&out[..6], b"frame:");
+    /// let (header, body) = sereal::Decoder::default().decode_with_header(&out[6..])?;
+    /// assert_eq!((header.unwrap().into_value(), body.into_value()), (Value::from("h"), Value::from(1)));
+    /// // a failed encode leaves `out` as it was
+    /// let len = out.len();
+    /// assert!(enc.encode_to(&Value::Foreign(Foreign::new(())), None, &mut out).is_err());
+    /// assert_eq!(out.len(), len);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn encode_to(
         &mut self,
         value: &Value,
@@ -662,6 +1066,16 @@ pub fn encode(value: &Value) -> Result<Vec<u8>> {
 }
 
 /// Encodes `value` with `options`.
+///
+/// ```
+/// use sereal::{EncoderOptions, Value};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let opts = EncoderOptions::new().protocol_version(1);
+/// let doc = sereal::encode_with(&Value::from("hi"), &opts)?;
+/// assert_eq!(doc, b"=srl\x01\x00\x62hi");
+/// # Ok(())
+/// # }
+/// ```
 pub fn encode_with(value: &Value, options: &EncoderOptions) -> Result<Vec<u8>> {
     Encoder::new(options.clone())?.encode(value)
 }

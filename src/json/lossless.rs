@@ -205,6 +205,19 @@ impl Lossless {
 /// [`Document::lossless_parts`]. Every node met, including those met while
 /// the table is written; an error (a node borrowed for writing, a value
 /// JSON cannot carry) ends it.
+///
+/// ```
+/// use sereal::json::Document;
+/// use sereal::{Decoder, Value};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let bytes = sereal::encode(&Value::array([Value::hash([("k", 1)])]))?;
+/// let doc = Document::decode(&bytes, &Decoder::default())?;
+/// let (_, nodes) = doc.lossless_parts()?;
+/// let table = nodes.collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(table, [serde_json::json!({"array": [{"ref": 1}]}), serde_json::json!({"hash": [["k", 1]]})]);
+/// # Ok(())
+/// # }
+/// ```
 pub struct LosslessNodes {
     w: Lossless,
     next: usize,
@@ -255,6 +268,21 @@ impl LosslessNodes {
     /// Whether every node met so far has been given (or an error ended the
     /// table). Writing a node can meet new ones, so the table may go on
     /// after a node that was last when it began.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Decoder, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let bytes = sereal::encode(&Value::array([Value::array([1])]))?;
+    /// let doc = Document::decode(&bytes, &Decoder::default())?;
+    /// let (_, mut nodes) = doc.lossless_parts()?;
+    /// nodes.next().unwrap()?; // the outer array: it meets the inner one
+    /// assert!(!nodes.is_finished());
+    /// nodes.next().unwrap()?;
+    /// assert!(nodes.is_finished());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_finished(&self) -> bool {
         self.next >= self.w.nodes.len()
     }

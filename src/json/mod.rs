@@ -144,6 +144,20 @@ pub struct Document {
 impl Document {
     /// Decodes a document: its header fields, user header data, body, and
     /// the [`Forms`] its bytes chose.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Compression, Decoder, Encoder, EncoderOptions, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let opts = EncoderOptions::new().protocol_version(4).compress(Compression::Zlib).compress_threshold(0);
+    /// let bytes = Encoder::new(opts)?.encode(&Value::from("hello ".repeat(20)))?;
+    /// let doc = Document::decode(&bytes, &Decoder::default())?;
+    /// assert_eq!((doc.protocol, doc.compression), (Some(4), Some(Compression::Zlib)));
+    /// assert!(doc.header.is_none());
+    /// assert_eq!(doc.body.as_str(), Some("hello ".repeat(20).as_str()));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn decode(input: &[u8], decoder: &Decoder) -> Result<Document> {
         Ok(Document::read(input, decoder, false)?.0)
     }
@@ -183,6 +197,21 @@ impl Document {
     /// Encodes the document with `encoder` (its options decide the protocol
     /// and compression), with the user header data if there is any, and
     /// the document's [`Forms`].
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Decoder, Encoder, EncoderOptions};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// // Perl's [[1, 2]] with the inner array written as REFN ARRAY, not ARRAYREF_2
+    /// let perl = b"=\xF3rl\x05\x00\x41\x28\x2b\x02\x01\x02";
+    /// let mut doc = Document::decode(perl, &Decoder::default())?;
+    /// let mut enc = Encoder::new(EncoderOptions::new())?;
+    /// assert_eq!(doc.encode(&mut enc)?, perl); // the document's forms kept
+    /// doc.forms = Default::default(); // the graph alone: the short form
+    /// assert_eq!(doc.encode(&mut enc)?, b"=\xF3rl\x05\x00\x41\x42\x01\x02");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn encode(&self, encoder: &mut Encoder) -> Result<Vec<u8>> {
         encoder.with_pads(&self.forms.pad, |encoder| match &self.header {
             Some(h) => encoder.encode_with_header(&self.body, h),
@@ -192,6 +221,28 @@ impl Document {
 
     /// The document as JSON: lossless, with the header fields, user header
     /// and node table; or plain, the body alone.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Decoder, Value};
+    /// use serde_json::json;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let bytes = sereal::encode(&Value::hash([("name", Value::utf8("ann"))]))?;
+    /// let doc = Document::decode(&bytes, &Decoder::default())?;
+    /// assert_eq!(doc.to_json(false)?, json!({"name": "ann"}));
+    /// assert_eq!(
+    ///     doc.to_json(true)?,
+    ///     json!({
+    ///         "format": "sereal-lossless-1",
+    ///         "protocol": 5,
+    ///         "compression": "none",
+    ///         "body": {"ref": 0},
+    ///         "nodes": [{"hash": [["name", {"utf8": "ann"}]]}],
+    ///     })
+    /// );
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn to_json(&self, lossless: bool) -> Result<Json> {
         if !lossless {
             return to_json(&self.body, false);
@@ -244,6 +295,30 @@ impl Document {
 
     /// A document from JSON written by [`Document::to_json`] (lossless), or
     /// from any JSON (plain: the body, with no header fields).
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::{Encoder, Value};
+    /// use serde_json::json;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let plain = Document::from_json(&json!({"ids": [1, 2]}), false)?;
+    /// assert_eq!(plain.body, Value::hash([("ids", Value::array([1, 2]))]));
+    /// assert_eq!(plain.protocol, None);
+    ///
+    /// let lossless = json!({
+    ///     "format": "sereal-lossless-1",
+    ///     "protocol": 2,
+    ///     "body": {"ref": 0},
+    ///     "nodes": [{"array": [1, {"ref": 0}], "class": "Loop"}],
+    /// });
+    /// let doc = Document::from_json(&lossless, true)?;
+    /// let node = doc.body.node().unwrap();
+    /// assert_eq!(node.class().unwrap().as_str(), Some("Loop"));
+    /// assert!(doc.body.at(1).unwrap().node().unwrap().ptr_eq(&node)); // the cycle
+    /// assert!(Document::from_json(&json!({"body": 1}), true).is_err()); // no "format"
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn from_json(json: &Json, lossless: bool) -> Result<Document> {
         if !lossless {
             return Ok(Document {

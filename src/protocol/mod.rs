@@ -319,12 +319,31 @@ pub(crate) fn write_padded_pv<const N: usize>(
 }
 
 /// Zigzag-maps a signed integer so small magnitudes make small varints.
+///
+/// ```
+/// use sereal::protocol::zigzag_encode;
+/// # fn main() -> Result<(), sereal::Error> {
+/// assert_eq!([0, -1, 1, -2, 2].map(zigzag_encode), [0, 1, 2, 3, 4]);
+/// // -100 is written as ZIGZAG and the varint of 199 (0xc7 0x01)
+/// assert_eq!(zigzag_encode(-100), 199);
+/// assert_eq!(&sereal::encode(&sereal::Value::from(-100))?[6..], b"\x21\xc7\x01");
+/// # Ok(())
+/// # }
+/// ```
 #[inline]
 pub fn zigzag_encode(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
 }
 
 /// Inverse of [`zigzag_encode`].
+///
+/// ```
+/// use sereal::protocol::{zigzag_decode, zigzag_encode};
+/// assert_eq!(zigzag_decode(199), -100);
+/// for n in [i64::MIN, -1, 0, 1, i64::MAX] {
+///     assert_eq!(zigzag_decode(zigzag_encode(n)), n);
+/// }
+/// ```
 #[inline]
 pub fn zigzag_decode(n: u64) -> i64 {
     ((n >> 1) as i64) ^ -((n & 1) as i64)

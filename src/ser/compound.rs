@@ -19,6 +19,24 @@ impl Key<'_> {
 }
 
 /// A container being written; counts what is written for an unknown length.
+///
+/// ```
+/// use serde::ser::{SerializeSeq, Serializer as _};
+/// use sereal::{Serializer, Value};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let mut out = Vec::new();
+/// let mut ser = Serializer::new(&mut out, Default::default())?;
+/// // a sequence of a length not known beforehand, holding a map
+/// let mut seq = (&mut ser).serialize_seq(None)?;
+/// seq.serialize_element(&1)?;
+/// seq.serialize_element(&std::collections::BTreeMap::from([("k", "v")]))?;
+/// SerializeSeq::end(seq)?;
+/// ser.finish()?;
+/// let expected = Value::array([Value::from(1), Value::hash([("k", Value::utf8("v"))])]);
+/// assert_eq!(sereal::decode(&out)?, expected);
+/// # Ok(())
+/// # }
+/// ```
 pub struct Compound<'a, 'w> {
     ser: &'a mut Serializer<'w>,
     patch: Option<usize>,

@@ -91,6 +91,23 @@ fn check_options(opts: &SerializerOptions) -> Result<()> {
 impl<'w> Serializer<'w> {
     /// A serializer appending a document to `out`; call [`Serializer::finish`]
     /// after serializing the one value.
+    ///
+    /// ```
+    /// use serde::Serialize;
+    /// use sereal::ser::SerializerOptions;
+    /// use sereal::Serializer;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut out = b"frame:".to_vec(); // appends after what is there
+    /// let mut ser = Serializer::new(&mut out, SerializerOptions::new().protocol_version(3))?;
+    /// (1, "two").serialize(&mut ser)?;
+    /// ser.finish()?;
+    /// assert_eq!(&out[..11], b"frame:=\xF3rl\x03");
+    /// let back: (u8, String) = sereal::from_slice(&out[6..])?;
+    /// assert_eq!(back, (1, "two".to_string()));
+    /// assert!(Serializer::new(&mut Vec::new(), SerializerOptions::new().protocol_version(9)).is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     #[inline]
     pub fn new(out: &'w mut Vec<u8>, opts: SerializerOptions) -> Result<Serializer<'w>> {
         check_options(&opts)?;
@@ -123,6 +140,22 @@ impl<'w> Serializer<'w> {
     }
 
     /// Completes the document (compressing its body if the options say so).
+    ///
+    /// ```
+    /// use serde::Serialize;
+    /// use sereal::ser::SerializerOptions;
+    /// use sereal::{Compression, Serializer};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let opts = SerializerOptions::new().compress(Compression::Zstd).compress_threshold(0);
+    /// let mut out = Vec::new();
+    /// let mut ser = Serializer::new(&mut out, opts)?;
+    /// vec!["same text"; 50].serialize(&mut ser)?;
+    /// ser.finish()?; // compresses the body written so far
+    /// assert_eq!(out[4], 0x45); // zstd, protocol 5
+    /// assert_eq!(sereal::from_slice::<Vec<String>>(&out)?.len(), 50);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[inline]
     pub fn finish(self) -> Result<()> {
         // The common case in line: the serializer is large (its first

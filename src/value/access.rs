@@ -6,6 +6,17 @@ use super::{Array, Body, Borrowed, Hash, Ref, Value};
 impl Value {
     /// Whether the value is undefined (`Undef`, `CanonicalUndef`, or a weak
     /// reference whose node is gone).
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// assert!(Value::Undef.is_undef() && Value::CanonicalUndef.is_undef());
+    /// assert!(!Value::from(0).is_undef());
+    /// let node = Ref::array(vec![]);
+    /// let weak = Value::weak(&node);
+    /// assert!(!weak.is_undef());
+    /// drop(node);
+    /// assert!(weak.is_undef()); // its node is gone
+    /// ```
     pub fn is_undef(&self) -> bool {
         match self {
             Value::Undef | Value::CanonicalUndef => true,
@@ -17,6 +28,14 @@ impl Value {
 
     /// The value as an `i64`, for integers that fit (here and in the
     /// accessors below, also through an alias of a scalar cell).
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_eq!(Value::from(-5).as_i64(), Some(-5));
+    /// assert_eq!(Value::UInt(u64::MAX).as_i64(), None); // does not fit
+    /// assert_eq!(Value::from(1.0).as_i64(), None); // a float is not an integer
+    /// assert_eq!(Value::from("5").as_i64(), None); // nor is a string
+    /// ```
     pub fn as_i64(&self) -> Option<i64> {
         self.scalar(|v| match v {
             Value::Int(i) => Some(*i),
@@ -26,6 +45,13 @@ impl Value {
     }
 
     /// The value as a `u64`, for non-negative integers.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_eq!(Value::UInt(u64::MAX).as_u64(), Some(u64::MAX));
+    /// assert_eq!(Value::from(7).as_u64(), Some(7));
+    /// assert_eq!(Value::from(-1).as_u64(), None);
+    /// ```
     pub fn as_u64(&self) -> Option<u64> {
         self.scalar(|v| match v {
             Value::Int(i) => u64::try_from(*i).ok(),
@@ -35,6 +61,14 @@ impl Value {
     }
 
     /// The value as an `f64`, for any number.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_eq!(Value::from(0.5).as_f64(), Some(0.5));
+    /// assert_eq!(Value::Float(0.25).as_f64(), Some(0.25));
+    /// assert_eq!(Value::from(3).as_f64(), Some(3.0)); // integers too
+    /// assert_eq!(Value::from("3").as_f64(), None);
+    /// ```
     pub fn as_f64(&self) -> Option<f64> {
         self.scalar(|v| match v {
             Value::Int(i) => Some(*i as f64),
@@ -46,6 +80,13 @@ impl Value {
     }
 
     /// The value as a boolean, for the boolean kinds.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_eq!(Value::Bool(true).as_bool(), Some(true));
+    /// assert_eq!(Value::False.as_bool(), Some(false)); // Perl's immortal false
+    /// assert_eq!(Value::from(1).as_bool(), None); // not Perl's truthiness
+    /// ```
     pub fn as_bool(&self) -> Option<bool> {
         self.scalar(|v| match v {
             Value::Bool(b) => Some(*b),
@@ -68,6 +109,13 @@ impl Value {
     }
 
     /// The bytes of a string value (either kind).
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_eq!(Value::bytes(b"\xff\x00").as_bytes(), Some(&b"\xff\x00"[..]));
+    /// assert_eq!(Value::utf8("é").as_bytes(), Some("é".as_bytes()));
+    /// assert_eq!(Value::from(1).as_bytes(), None);
+    /// ```
     pub fn as_bytes(&self) -> Option<&[u8]> {
         match self {
             Value::Bytes(s) | Value::Utf8(s) => Some(s.as_bytes()),
@@ -76,6 +124,13 @@ impl Value {
     }
 
     /// A string value as text, when its bytes are valid UTF-8.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// assert_eq!(Value::from("ann").as_str(), Some("ann")); // a byte string of ASCII
+    /// assert_eq!(Value::utf8("Zoë").as_str(), Some("Zoë"));
+    /// assert_eq!(Value::bytes(b"Zo\xeb").as_str(), None); // Latin-1 bytes, not UTF-8
+    /// ```
     pub fn as_str(&self) -> Option<&str> {
         self.as_bytes().and_then(|b| std::str::from_utf8(b).ok())
     }
@@ -106,6 +161,15 @@ impl Value {
 
     /// The node this value reaches: through a strong or live weak
     /// reference, or the aliased node itself.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let node = Ref::hash([("k", 1)].into());
+    /// for v in [Value::from(&node), Value::weak(&node), Value::Alias(node.clone())] {
+    ///     assert!(v.node().unwrap().ptr_eq(&node));
+    /// }
+    /// assert!(Value::from(1).node().is_none());
+    /// ```
     pub fn node(&self) -> Option<Ref> {
         match self {
             Value::Ref(r) | Value::Alias(r) => Some(r.clone()),
@@ -115,6 +179,15 @@ impl Value {
     }
 
     /// Element `i` of the array this value refers to (a clone of the slot).
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let v = Value::array(["a", "b"]);
+    /// let b: Value = v.at(1).unwrap(); // a clone of the slot
+    /// assert_eq!(b, "b");
+    /// assert_eq!(v.at(2), None);
+    /// assert_eq!(Value::hash([("a", 1)]).at(0), None); // not an array
+    /// ```
     pub fn at(&self, i: usize) -> Option<Value> {
         let node = self.node()?;
         let body = node.try_body().ok()?;
@@ -125,6 +198,19 @@ impl Value {
     }
 
     /// The value under `key` in the hash this value refers to (a clone).
+    ///
+    /// ```
+    /// use sereal::{decode, encode, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = decode(&encode(&Value::hash([("id", Value::from(7)), ("tags", Value::array(["x"]))]))?)?;
+    /// assert_eq!(doc.get("id"), Some(Value::from(7)));
+    /// // a node comes out as a handle on the same node, not a copy
+    /// let tags = doc.get("tags").unwrap();
+    /// assert_eq!(tags.at(0).unwrap(), "x");
+    /// assert_eq!(doc.get("missing"), None);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get(&self, key: &str) -> Option<Value> {
         let node = self.node()?;
         let body = node.try_body().ok()?;

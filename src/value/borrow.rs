@@ -141,6 +141,15 @@ guard_common!(BorrowedMut, Exclusive, RefMut, mut);
 impl<'a, T: ?Sized> Borrowed<'a, T> {
     /// A guard on a part of what this one reads, if `f` finds one; the
     /// original guard otherwise (as `cell::Ref::filter_map`).
+    ///
+    /// ```
+    /// use sereal::{Borrowed, Value};
+    /// let v = Value::hash([("name", "ann")]);
+    /// let name = Borrowed::filter_map(v.as_hash().unwrap(), |h| h.get("name")).ok().unwrap();
+    /// assert_eq!(*name, "ann");
+    /// let missing = Borrowed::filter_map(v.as_hash().unwrap(), |h| h.get("age"));
+    /// assert!(missing.is_err()); // the hash's guard comes back
+    /// ```
     pub fn filter_map<U: ?Sized>(
         orig: Self,
         f: impl FnOnce(&T) -> Option<&U>,

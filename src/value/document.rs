@@ -19,7 +19,7 @@ use std::ops::{Deref, DerefMut};
 /// // Perl: my $h = {}; $h->{self} = $h; encode($h)
 /// let doc = decode(b"=\xF3rl\x05\x00\x28\xaa\x01\x64self\x29\x02").unwrap();
 /// let inner = doc.get("self").unwrap();
-/// assert!(inner.as_ref().unwrap().ptr_eq(doc.as_ref().unwrap()));
+/// assert!(inner.as_strong_ref().unwrap().ptr_eq(doc.as_strong_ref().unwrap()));
 /// drop(inner);
 /// drop(doc); // the cycle is freed here
 ///
@@ -65,12 +65,35 @@ impl Document {
     }
 
     /// The root value.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = sereal::decode(&sereal::encode(&Value::array([1, 2]))?)?;
+    /// let root: &Value = doc.root();
+    /// assert_eq!(root, &Value::array([1, 2]));
+    /// assert_eq!(doc.at(1), root.at(1)); // the document also dereferences to it
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn root(&self) -> &Value {
         &self.root
     }
 
     /// Whether the decode built strong cycles (which dropping the document
     /// frees).
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// // Perl: my $h = {}; $h->{self} = $h; encode($h)
+    /// let looped = sereal::decode(b"=\xF3rl\x05\x00\x28\xaa\x01\x64self\x29\x02")?;
+    /// assert!(looped.has_cycles());
+    /// let tree = sereal::decode(&sereal::encode(&Value::array([Value::array([1])]))?)?;
+    /// assert!(!tree.has_cycles());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn has_cycles(&self) -> bool {
         self.extra.as_ref().is_some_and(|e| !e.cycles.is_empty())
     }
@@ -81,6 +104,19 @@ impl Document {
     /// scalars die with the document. A cycle the root no longer reaches
     /// (among FREEZE values a THAW handler dropped) cannot be freed that
     /// way: to have it freed, drop the document instead.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = sereal::decode(b"=\xF3rl\x05\x00\x28\xaa\x01\x64self\x29\x02")?;
+    /// let weak = doc.node().unwrap().downgrade();
+    /// let v: Value = doc.into_value();
+    /// v.dismantle(); // the cycle is the caller's to free now
+    /// drop(v);
+    /// assert!(weak.upgrade().is_none());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn into_value(mut self) -> Value {
         self.extra = None;
         std::mem::take(&mut self.root)

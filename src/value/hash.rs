@@ -65,12 +65,30 @@ fn push_entry(entries: &mut Vec<(Key, Value)>, key: Key) {
 
 impl Hash {
     /// An empty hash.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let mut h = Hash::new();
+    /// assert!(h.is_empty());
+    /// h.insert("k", 1);
+    /// assert_eq!(Value::from(h), Value::hash([("k", 1)]));
+    /// ```
     pub fn new() -> Hash {
         Hash::default()
     }
 
     /// An empty hash with room for `n` entries (and, past a dozen, an index
     /// of that size).
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let mut h = Hash::with_capacity(1000);
+    /// for i in 0..1000 {
+    ///     h.insert(format!("id{i}"), i);
+    /// }
+    /// assert_eq!(h.len(), 1000);
+    /// assert_eq!(h["id999"], 999);
+    /// ```
     pub fn with_capacity(n: usize) -> Hash {
         if n <= SCAN_LIMIT {
             return Hash(Repr::Small(Vec::with_capacity(n)));
@@ -89,18 +107,41 @@ impl Hash {
     }
 
     /// The number of entries.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let mut h: Hash = [("a", 1), ("b", 2)].into();
+    /// assert_eq!(h.len(), 2);
+    /// h.insert("a", 3); // replaced, not added
+    /// assert_eq!(h.len(), 2);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.entries().len()
     }
 
     /// Whether the hash has no entries.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let mut h = Hash::new();
+    /// assert!(h.is_empty());
+    /// h.insert("a", 1);
+    /// assert!(!h.is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.entries().is_empty()
     }
 
     /// The entries as a slice, in insertion order.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let h: Hash = [("z", 1), ("a", 2)].into();
+    /// let (key, value) = &h.entries()[0];
+    /// assert_eq!((key.as_str(), value), (Some("z"), &Value::Int(1))); // insertion order
+    /// ```
     #[inline]
     pub fn entries(&self) -> &[(Key, Value)] {
         match &self.0 {
@@ -191,6 +232,16 @@ impl Hash {
 
     /// Inserts or replaces the value for `key`; returns the old value.
     /// A new key goes to the end; a replaced one keeps its position.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let mut h = Hash::new();
+    /// assert_eq!(h.insert("a", 1), None);
+    /// h.insert("b", 2);
+    /// assert_eq!(h.insert("a", "one"), Some(Value::Int(1)));
+    /// let keys: Vec<String> = h.keys().map(|k| k.to_string()).collect();
+    /// assert_eq!(keys, ["a", "b"]); // "a" kept its place
+    /// ```
     pub fn insert(&mut self, key: impl Into<Key>, value: impl Into<Value>) -> Option<Value> {
         let key = key.into();
         let value = value.into();
@@ -290,28 +341,72 @@ impl Hash {
     }
 
     /// The value for a key given as text (either UTF-8 flag matches).
+    ///
+    /// ```
+    /// use sereal::{Hash, Key};
+    /// let mut h = Hash::new();
+    /// h.insert(Key::bytes("id"), 7);
+    /// h.insert(Key::utf8("name"), "ann");
+    /// assert_eq!(h.get("id"), Some(&7.into()));
+    /// assert!(h.get("name").is_some_and(|v| v == "ann")); // a UTF-8 key too
+    /// assert_eq!(h.get("missing"), None);
+    /// ```
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.position_str(key.as_bytes())
             .map(|i| &self.entries()[i].1)
     }
 
     /// The value for a key given as text, for changing.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let mut h: Hash = [("hits", 1)].into();
+    /// if let Some(v) = h.get_mut("hits") {
+    ///     *v = Value::from(v.as_i64().unwrap() + 1);
+    /// }
+    /// assert_eq!(h["hits"], 2);
+    /// ```
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         self.position_str(key.as_bytes())
             .map(move |i| &mut self.entries_mut()[i].1)
     }
 
     /// The value for a [`Key`].
+    ///
+    /// ```
+    /// use sereal::{Hash, Key};
+    /// let mut h = Hash::new();
+    /// h.insert(Key::utf8("id"), "flagged");
+    /// h.insert(Key::bytes("id"), "bytes"); // Perl holds these as one key; here two
+    /// assert_eq!(h.get_key(&Key::utf8("id")).unwrap(), "flagged");
+    /// assert_eq!(h.get_key(&Key::bytes("id")).unwrap(), "bytes");
+    /// ```
     pub fn get_key(&self, key: &Key) -> Option<&Value> {
         self.position(key).map(|i| &self.entries()[i].1)
     }
 
     /// Whether a key given as text is present.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let h: Hash = [("a", 1)].into();
+    /// assert!(h.contains_key("a"));
+    /// assert!(!h.contains_key("b"));
+    /// ```
     pub fn contains_key(&self, key: &str) -> bool {
         self.position_str(key.as_bytes()).is_some()
     }
 
     /// Removes a key, keeping the order of the others; returns its value.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let mut h: Hash = [("a", 1), ("b", 2), ("c", 3)].into();
+    /// assert_eq!(h.remove("b"), Some(Value::Int(2)));
+    /// assert_eq!(h.remove("b"), None);
+    /// let keys: Vec<String> = h.keys().map(|k| k.to_string()).collect();
+    /// assert_eq!(keys, ["a", "c"]);
+    /// ```
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let i = self.position_str(key.as_bytes())?;
         let (_, v) = self.entries_mut().remove(i);
@@ -322,26 +417,63 @@ impl Hash {
     }
 
     /// Removes every entry.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let mut h: Hash = [("a", 1), ("b", 2)].into();
+    /// h.clear();
+    /// assert!(h.is_empty() && h.get("a").is_none());
+    /// ```
     pub fn clear(&mut self) {
         self.0 = Repr::Small(Vec::new());
     }
 
     /// The entries in insertion order.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let h: Hash = [("b", 2), ("a", 1)].into();
+    /// let pairs: Vec<(String, i64)> = h.iter().map(|(k, v)| (k.to_string(), v.as_i64().unwrap())).collect();
+    /// assert_eq!(pairs, [("b".to_string(), 2), ("a".to_string(), 1)]);
+    /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Key, &Value)> + '_ {
         self.entries().iter().map(|(k, v)| (k, v))
     }
 
     /// The entries in insertion order, values mutable.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let mut h: Hash = [("a", 1), ("b", 2)].into();
+    /// for (_, v) in h.iter_mut() {
+    ///     *v = Value::from(v.as_i64().unwrap() * 10);
+    /// }
+    /// assert_eq!((h["a"].as_i64(), h["b"].as_i64()), (Some(10), Some(20)));
+    /// ```
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Key, &mut Value)> + '_ {
         self.entries_mut().iter_mut().map(|(k, v)| (&*k, v))
     }
 
     /// The keys in insertion order.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let h: Hash = [("name", "ann"), ("id", "7")].into();
+    /// let keys: Vec<&str> = h.keys().map(|k| k.as_str().unwrap()).collect();
+    /// assert_eq!(keys, ["name", "id"]);
+    /// ```
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &Key> + '_ {
         self.entries().iter().map(|(k, _)| k)
     }
 
     /// The values in insertion order.
+    ///
+    /// ```
+    /// use sereal::Hash;
+    /// let h: Hash = [("a", 1), ("b", 2), ("c", 3)].into();
+    /// let sum: i64 = h.values().filter_map(|v| v.as_i64()).sum();
+    /// assert_eq!(sum, 6);
+    /// ```
     pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
         self.entries().iter().map(|(_, v)| v)
     }

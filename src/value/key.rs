@@ -139,6 +139,13 @@ impl Interner {
 
 impl Key {
     /// The key for `bytes`, with the UTF-8 flag given.
+    ///
+    /// ```
+    /// use sereal::Key;
+    /// let k = Key::new(b"caf\xc3\xa9", true);
+    /// assert_eq!((k.as_str(), k.is_utf8()), (Some("café"), true));
+    /// assert!(k.ptr_eq(&Key::from("café"))); // interned: one allocation
+    /// ```
     pub fn new(bytes: &[u8], utf8: bool) -> Key {
         INTERNER.with(|i| i.borrow_mut().intern(utf8, bytes))
     }
@@ -200,16 +207,44 @@ impl Key {
     }
 
     /// A byte-string key (written as `SHORT_BINARY`/`BINARY`).
+    ///
+    /// ```
+    /// use sereal::{Hash, Key, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let k = Key::bytes(b"caf\xe9"); // Perl's Latin-1 "café"
+    /// assert!(!k.is_utf8());
+    /// let mut h = Hash::new();
+    /// h.insert(k, 1);
+    /// assert_eq!(&sereal::encode(&Value::from(h))?[6..], b"\x51\x64caf\xe9\x01"); // SHORT_BINARY key
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn bytes(bytes: impl AsRef<[u8]>) -> Key {
         Key::new(bytes.as_ref(), false)
     }
 
     /// A UTF-8 key (written as `STR_UTF8`).
+    ///
+    /// ```
+    /// use sereal::{Hash, Key, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let mut h = Hash::new();
+    /// h.insert(Key::utf8("id"), 1); // flagged, though ASCII
+    /// assert_eq!(&sereal::encode(&Value::from(h))?[6..], b"\x51\x27\x02id\x01"); // STR_UTF8 key
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn utf8(s: impl AsRef<str>) -> Key {
         Key::new(s.as_ref().as_bytes(), true)
     }
 
     /// The key's bytes.
+    ///
+    /// ```
+    /// use sereal::Key;
+    /// assert_eq!(Key::from("café").as_bytes(), "café".as_bytes());
+    /// assert_eq!(Key::bytes(b"\xff").as_bytes(), b"\xff");
+    /// ```
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.inner().bytes.as_bytes()
@@ -223,17 +258,43 @@ impl Key {
     }
 
     /// The key as text, when its bytes are valid UTF-8.
+    ///
+    /// ```
+    /// use sereal::Key;
+    /// assert_eq!(Key::from("name").as_str(), Some("name"));
+    /// assert_eq!(Key::bytes(b"caf\xe9").as_str(), None); // Latin-1, not UTF-8
+    /// ```
     pub fn as_str(&self) -> Option<&str> {
         std::str::from_utf8(self.as_bytes()).ok()
     }
 
     /// Whether the key carries the UTF-8 flag.
+    ///
+    /// ```
+    /// use sereal::Key;
+    /// assert!(!Key::from("plain").is_utf8()); // ASCII text: a byte string, as in Perl
+    /// assert!(Key::from("Zoë").is_utf8());
+    /// assert!(Key::utf8("plain").is_utf8());
+    /// ```
     #[inline]
     pub fn is_utf8(&self) -> bool {
         self.inner().utf8()
     }
 
     /// Whether two keys are the same interned key.
+    ///
+    /// ```
+    /// use sereal::{decode, encode, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let rows = Value::array([Value::hash([("id", 1)]), Value::hash([("id", 2)])]);
+    /// let back = decode(&encode(&rows)?)?;
+    /// let (a, b) = (back.at(0).unwrap(), back.at(1).unwrap());
+    /// let (ha, hb) = (a.as_hash().unwrap(), b.as_hash().unwrap());
+    /// // decoded keys of one text are one interned key
+    /// assert!(ha.keys().next().unwrap().ptr_eq(hb.keys().next().unwrap()));
+    /// # Ok(())
+    /// # }
+    /// ```
     #[inline]
     pub fn ptr_eq(&self, other: &Key) -> bool {
         self.0 == other.0

@@ -246,6 +246,19 @@ pub enum Body {
 }
 
 /// A regular expression: pattern and modifier flags (Perl's `qr//`).
+///
+/// ```
+/// use sereal::{decode, encode, Body, Ref, Value};
+/// # fn main() -> Result<(), sereal::Error> {
+/// let doc = decode(&encode(&Value::from(Ref::regexp("^a+$", "i")))?)?;
+/// let node = doc.node().unwrap();
+/// let Body::Regexp(re) = &*node.body() else { unreachable!() };
+/// assert_eq!(re.pattern.as_bytes(), b"^a+$");
+/// assert_eq!(re.flags.as_bytes(), b"i");
+/// assert!(!re.utf8);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Regexp {
     /// The pattern source.
@@ -300,6 +313,12 @@ fn mutation_refused(node: &Node) -> Error {
 
 impl Ref {
     /// A new node with `body`.
+    ///
+    /// ```
+    /// use sereal::{Body, Ref, Value};
+    /// let cell = Ref::new(Body::Scalar(Value::from(5)));
+    /// assert_eq!(Value::from(cell), Value::scalar_ref(5));
+    /// ```
     pub fn new(body: Body) -> Ref {
         Ref(NodeRc::written(|| Node {
             class: UnsafeCell::new(None),
@@ -332,6 +351,13 @@ impl Ref {
     }
 
     /// A new array node.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let r = Ref::array(vec![Value::from(1), Value::from("a")]);
+    /// assert_eq!(r.as_array().unwrap().len(), 2);
+    /// assert_eq!(Value::from(r), Value::array([Value::from(1), Value::from("a")]));
+    /// ```
     pub fn array(items: impl Into<Array>) -> Ref {
         Ref::new(Body::Array(items.into()))
     }
@@ -352,11 +378,25 @@ impl Ref {
     }
 
     /// A new scalar cell holding `value`.
+    ///
+    /// ```
+    /// use sereal::{Body, Ref, Value};
+    /// let cell = Ref::scalar("hi");
+    /// assert!(matches!(&*cell.body(), Body::Scalar(v) if v == "hi"));
+    /// assert_eq!(format!("{:?}", Value::from(cell)), r#"\"hi""#);
+    /// ```
     pub fn scalar(value: impl Into<Value>) -> Ref {
         Ref::new(Body::Scalar(value.into()))
     }
 
     /// A new regexp node blessed into `Regexp`, as Perl's `qr//` is.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let re = Ref::regexp(r"^\d+$", "x");
+    /// assert_eq!(re.class().unwrap().as_str(), Some("Regexp"));
+    /// assert_eq!(format!("{:?}", Value::from(re)), r#"bless(qr/^\d+$/x, "Regexp")"#);
+    /// ```
     pub fn regexp(pattern: &str, flags: &str) -> Ref {
         let r = Ref::new(Body::Regexp(Box::new(Regexp {
             pattern: Str::from(pattern),
@@ -380,16 +420,44 @@ impl Ref {
     }
 
     /// Blesses the node into `class` (Perl's `bless`).
+    ///
+    /// ```
+    /// use sereal::{Hash, Ref};
+    /// let obj = Ref::hash(Hash::new());
+    /// let other = obj.clone();
+    /// obj.bless("My::Obj");
+    /// // the class belongs to the node: every handle sees it
+    /// assert_eq!(other.class().unwrap().as_str(), Some("My::Obj"));
+    /// ```
     pub fn bless(&self, class: impl Into<Key>) {
         self.0.set_class(Some(class.into()));
     }
 
     /// Removes the node's class.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let obj = Ref::array(vec![]).blessed("Point");
+    /// obj.unbless();
+    /// assert!(obj.class().is_none());
+    /// assert_eq!(Value::from(obj), Value::array(Vec::<Value>::new()));
+    /// ```
     pub fn unbless(&self) {
         self.0.set_class(None);
     }
 
     /// The node's class, if blessed.
+    ///
+    /// ```
+    /// use sereal::{decode, encode, Ref, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let obj = Value::from(Ref::hash([("x", 1)].into()).blessed("Point"));
+    /// let back = decode(&encode(&obj)?)?;
+    /// assert_eq!(back.node().unwrap().class().unwrap().as_str(), Some("Point"));
+    /// assert!(Ref::scalar(1).class().is_none());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn class(&self) -> Option<Key> {
         // SAFETY: the class is only read whole or replaced whole, on the
         // node's one thread, and no reference into it outlives this call.
@@ -401,11 +469,34 @@ impl Ref {
     /// # Panics
     /// If the node is borrowed for writing at the same time; use
     /// [`Ref::try_body`] to get an error instead.
+    ///
+    /// ```
+    /// use sereal::{Body, Value};
+    /// let v = Value::array([1, 2]);
+    /// let node = v.node().unwrap();
+    /// let body = node.body();
+    /// match &*body {
+    ///     Body::Array(a) => assert_eq!(a[1], 2),
+    ///     other => panic!("not an array: {other:?}"),
+    /// }
+    /// ```
     pub fn body(&self) -> Borrowed<'_, Body> {
         Borrowed::cell(self.0.body.borrow())
     }
 
     /// Reads the node's content, or errors when it is borrowed for writing.
+    ///
+    /// ```
+    /// use sereal::{ErrorKind, Ref};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let cell = Ref::scalar(1);
+    /// let writing = cell.body_mut()?;
+    /// assert_eq!(cell.try_body().unwrap_err().kind(), &ErrorKind::Borrowed);
+    /// drop(writing);
+    /// assert!(cell.try_body().is_ok());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn try_body(&self) -> Result<Borrowed<'_, Body>> {
         self.0
             .body
@@ -415,6 +506,21 @@ impl Ref {
     }
 
     /// Borrows the node's content for changing; errors when it is in use.
+    ///
+    /// ```
+    /// use sereal::{Body, Ref, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let cell = Ref::scalar(1);
+    /// if let Body::Scalar(v) = &mut *cell.body_mut()? {
+    ///     *v = Value::from(2);
+    /// }
+    /// assert_eq!(Value::from(&cell), Value::scalar_ref(2));
+    /// let reading = cell.body();
+    /// assert!(cell.body_mut().is_err()); // in use
+    /// # drop(reading);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn body_mut(&self) -> Result<BorrowedMut<'_, Body>> {
         self.0
             .body
@@ -424,12 +530,31 @@ impl Ref {
     }
 
     /// Replaces the node's content; errors when it is in use.
+    ///
+    /// ```
+    /// use sereal::{Body, Ref, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let node = Ref::scalar(1);
+    /// let other = node.clone();
+    /// node.set(Body::Array(vec![Value::from("now an array")].into()))?;
+    /// // one node: every handle sees the new content
+    /// assert_eq!(other.as_array().unwrap()[0], "now an array");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn set(&self, body: Body) -> Result<()> {
         *self.body_mut()? = body;
         Ok(())
     }
 
     /// The array, if this node is one.
+    ///
+    /// ```
+    /// use sereal::{Hash, Ref, Value};
+    /// let r = Ref::array(vec![Value::from("a"), Value::from("b")]);
+    /// assert_eq!(r.as_array().unwrap()[1], "b");
+    /// assert!(Ref::hash(Hash::new()).as_array().is_none());
+    /// ```
     pub fn as_array(&self) -> Option<Borrowed<'_, Array>> {
         Borrowed::filter_map(self.body(), |b| match b {
             Body::Array(a) => Some(a),
@@ -439,6 +564,13 @@ impl Ref {
     }
 
     /// The hash, if this node is one.
+    ///
+    /// ```
+    /// use sereal::Ref;
+    /// let r = Ref::hash([("name", "ann")].into());
+    /// assert_eq!(r.as_hash().unwrap()["name"], "ann");
+    /// assert!(Ref::scalar(1).as_hash().is_none());
+    /// ```
     pub fn as_hash(&self) -> Option<Borrowed<'_, Hash>> {
         Borrowed::filter_map(self.body(), |b| match b {
             Body::Hash(h) => Some(h),
@@ -463,6 +595,18 @@ impl Ref {
     }
 
     /// The hash for changing. Errors if the node is not a hash or is in use.
+    ///
+    /// ```
+    /// use sereal::{ErrorKind, Hash, Ref};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let r = Ref::hash(Hash::new());
+    /// r.hash_mut()?.insert("k", 1);
+    /// assert_eq!(r.as_hash().unwrap()["k"], 1);
+    /// let e = Ref::array(vec![]).hash_mut().unwrap_err();
+    /// assert_eq!(e.kind(), &ErrorKind::WrongBody("a hash"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn hash_mut(&self) -> Result<BorrowedMut<'_, Hash>> {
         self.part_mut("a hash", |b| match b {
             Body::Hash(h) => Some(h),
@@ -488,21 +632,58 @@ impl Ref {
     }
 
     /// A weak handle on the same node.
+    ///
+    /// ```
+    /// use sereal::Ref;
+    /// let r = Ref::array(vec![]);
+    /// let w = r.downgrade();
+    /// assert!(w.upgrade().unwrap().ptr_eq(&r));
+    /// drop(r);
+    /// assert!(w.upgrade().is_none()); // a weak handle keeps nothing alive
+    /// ```
     pub fn downgrade(&self) -> WeakRef {
         WeakRef(NodeRc::downgrade(&self.0))
     }
 
     /// Whether two handles are on the same node.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let a = Ref::array(vec![Value::from(1)]);
+    /// let b = Ref::array(vec![Value::from(1)]);
+    /// assert!(a.ptr_eq(&a.clone()));
+    /// assert!(!a.ptr_eq(&b)); // equal content, two nodes
+    /// assert_eq!(a, b);
+    /// ```
     pub fn ptr_eq(&self, other: &Ref) -> bool {
         NodeRc::ptr_eq(&self.0, &other.0)
     }
 
     /// The number of strong handles on the node.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let r = Ref::array(vec![]);
+    /// // held twice in the graph: the encoder writes it once and refers back
+    /// let v = Value::array([Value::from(&r), Value::from(&r)]);
+    /// assert_eq!(r.strong_count(), 3);
+    /// drop(v);
+    /// assert_eq!(r.strong_count(), 1);
+    /// ```
     pub fn strong_count(&self) -> usize {
         NodeRc::strong_count(&self.0)
     }
 
     /// The number of weak handles on the node.
+    ///
+    /// ```
+    /// use sereal::{Hash, Ref, Value};
+    /// let r = Ref::hash(Hash::new());
+    /// let back = Value::weak(&r);
+    /// assert_eq!((r.strong_count(), r.weak_count()), (1, 1));
+    /// drop(back);
+    /// assert_eq!(r.weak_count(), 0);
+    /// ```
     pub fn weak_count(&self) -> usize {
         NodeRc::weak_count(&self.0)
     }
@@ -553,6 +734,15 @@ impl Node {
 
 impl WeakRef {
     /// A strong handle on the node, if it is still alive.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let r = Ref::scalar(1);
+    /// let w = r.downgrade();
+    /// assert_eq!(w.upgrade().map(Value::from), Some(Value::scalar_ref(1)));
+    /// drop(r);
+    /// assert!(w.upgrade().is_none());
+    /// ```
     pub fn upgrade(&self) -> Option<Ref> {
         self.0.upgrade().map(Ref)
     }
@@ -582,21 +772,62 @@ impl Value {
     }
 
     /// A reference to a new scalar cell holding `value` (Perl's `\$x`).
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let v = Value::scalar_ref(5);
+    /// assert_eq!(format!("{v:?}"), r"\5");
+    /// assert_eq!(&sereal::encode(&v)?[6..], b"\x28\x05"); // REFN, 5
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn scalar_ref(value: impl Into<Value>) -> Value {
         Value::Ref(Ref::scalar(value))
     }
 
     /// A byte string.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let v = Value::bytes([0xff, 0x00]);
+    /// assert_eq!(v.as_bytes(), Some(&[0xff, 0x00][..]));
+    /// assert_eq!(v.as_str(), None); // not UTF-8
+    /// assert_eq!(&sereal::encode(&v)?[6..], b"\x62\xff\x00"); // SHORT_BINARY of 2
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn bytes(bytes: impl AsRef<[u8]>) -> Value {
         Value::Bytes(Str::new(bytes.as_ref()))
     }
 
     /// A UTF-8 flagged string, whatever its characters.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let v = Value::utf8("abc");
+    /// assert!(matches!(v, Value::Utf8(_)));
+    /// assert!(matches!(Value::from("abc"), Value::Bytes(_))); // ASCII text, unflagged
+    /// assert_eq!(&sereal::encode(&v)?[6..], b"\x27\x03abc"); // STR_UTF8 of 3
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn utf8(s: impl AsRef<str>) -> Value {
         Value::Utf8(Str::new(s.as_ref().as_bytes()))
     }
 
     /// A weak reference to `r`'s node.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let r = Ref::array(vec![Value::from(1)]);
+    /// let v = Value::weak(&r);
+    /// assert_eq!(v.at(0), Some(Value::Int(1))); // read through the live node
+    /// drop(r);
+    /// assert!(v.is_undef()); // the node is gone
+    /// ```
     pub fn weak(r: &Ref) -> Value {
         Value::Weak(r.downgrade())
     }
@@ -635,6 +866,15 @@ impl Value {
     }
 
     /// Takes the value out, leaving `Undef`.
+    ///
+    /// ```
+    /// use sereal::{Hash, Value};
+    /// let mut h = Hash::new();
+    /// h.insert("k", "v");
+    /// let taken = h.get_mut("k").unwrap().take();
+    /// assert_eq!(taken, "v");
+    /// assert!(h["k"].is_undef());
+    /// ```
     pub fn take(&mut self) -> Value {
         std::mem::take(self)
     }

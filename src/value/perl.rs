@@ -36,6 +36,15 @@ pub struct Dumper<'a> {
 
 impl Value {
     /// This value in Perl's notation, to print: see [`Dumper`].
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let shared = Ref::array([1]);
+    /// let v = Value::array([Value::from(&shared), Value::from(&shared)]);
+    /// // a node met again prints as its path, as Data::Dumper prints it
+    /// assert_eq!(v.dumper().to_string(), "[[1],$VAR1->[0]]");
+    /// assert_eq!(v.dumper().var("$data").to_string(), "$data = [[1],$data->[0]];");
+    /// ```
     pub fn dumper(&self) -> Dumper<'_> {
         Dumper {
             value: self,
@@ -47,6 +56,15 @@ impl Value {
 impl<'a> Dumper<'a> {
     /// Prints a statement, `name = ...;`, with `name` (such as `$VAR3`) in
     /// the paths of nodes met again (which are otherwise `$VAR1`).
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// let node = Ref::hash(Default::default());
+    /// node.hash_mut().unwrap().insert("me", Value::from(&node)); // a cycle
+    /// let v = Value::from(&node);
+    /// assert_eq!(v.dumper().var("$self").to_string(), "$self = {'me' => $self};");
+    /// # v.dismantle();
+    /// ```
     pub fn var(self, name: &'a str) -> Dumper<'a> {
         Dumper {
             var: Some(name),

@@ -46,6 +46,19 @@ unsafe impl Send for SendDocument {}
 
 impl SendDocument {
     /// The document, on the thread that received it.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = sereal::decode(&sereal::encode(&Value::hash([("id", 7)]))?)?;
+    /// let sent = doc.into_send().ok().unwrap();
+    /// let id = std::thread::spawn(move || sent.into_document().get("id").and_then(|v| v.as_i64()))
+    ///     .join()
+    ///     .unwrap();
+    /// assert_eq!(id, Some(7));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn into_document(self) -> Document {
         self.0
     }
@@ -58,6 +71,18 @@ impl fmt::Debug for SendDocument {
 }
 
 /// Why [`Document::into_send`] refused a document, with the document back.
+///
+/// ```
+/// use sereal::Value;
+/// # fn main() -> Result<(), sereal::Error> {
+/// let doc = sereal::decode(&sereal::encode(&Value::array([Value::array([1])]))?)?;
+/// let kept = doc.at(0).unwrap(); // a handle on a node of the document
+/// let refused = doc.into_send().err().unwrap();
+/// drop(kept);
+/// assert!(refused.into_document().into_send().is_ok()); // nothing outside now
+/// # Ok(())
+/// # }
+/// ```
 pub struct NotSendable {
     document: Document,
     reason: &'static str,
@@ -66,11 +91,31 @@ pub struct NotSendable {
 impl NotSendable {
     /// The document, unchanged but for keys replaced by equal private
     /// copies and dead weak references by empty ones.
+    ///
+    /// ```
+    /// use sereal::{Foreign, Value};
+    /// let doc = sereal::Document::from(Value::array([Value::Foreign(Foreign::new(1u8))]));
+    /// let refused = doc.into_send().err().unwrap();
+    /// let back = refused.into_document(); // the document, to keep using here
+    /// assert!(matches!(back.at(0), Some(Value::Foreign(_))));
+    /// ```
     pub fn into_document(self) -> Document {
         self.document
     }
 
     /// What holds the graph from outside.
+    ///
+    /// ```
+    /// use sereal::{Ref, Value};
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let doc = sereal::decode(&sereal::encode(&Value::array([Value::array([1])]))?)?;
+    /// let node: Ref = doc.at(0).unwrap().node().unwrap();
+    /// let refused = doc.into_send().err().unwrap();
+    /// assert_eq!(refused.reason(), "a node of it is also held from outside it");
+    /// # drop(node);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn reason(&self) -> &'static str {
         self.reason
     }

@@ -93,6 +93,13 @@ impl Str {
     }
 
     /// Copies `bytes` into a new string.
+    ///
+    /// ```
+    /// use sereal::{Str, Value};
+    /// let s = Str::new(b"caf\xe9");
+    /// assert_eq!(s.as_bytes(), b"caf\xe9");
+    /// assert_eq!(Value::Bytes(s), Value::bytes(b"caf\xe9"));
+    /// ```
     #[inline]
     pub fn new(bytes: &[u8]) -> Str {
         if bytes.len() <= INLINE {
@@ -108,6 +115,14 @@ impl Str {
     }
 
     /// Takes ownership of `bytes`, keeping its allocation when it is long.
+    ///
+    /// ```
+    /// use sereal::Str;
+    /// let page = vec![b'x'; 1000];
+    /// let at = page.as_ptr();
+    /// let s = Str::from_vec(page);
+    /// assert_eq!(s.as_bytes().as_ptr(), at); // a long string keeps the Vec's buffer
+    /// ```
     pub fn from_vec(bytes: Vec<u8>) -> Str {
         if bytes.len() <= INLINE {
             Str::new(&bytes)
@@ -229,6 +244,12 @@ impl Str {
     }
 
     /// The bytes of the string.
+    ///
+    /// ```
+    /// use sereal::Value;
+    /// let Value::Utf8(s) = Value::utf8("é") else { unreachable!() };
+    /// assert_eq!(s.as_bytes(), [0xc3, 0xa9]);
+    /// ```
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         if self.tag <= INLINE as u8 {
@@ -244,6 +265,11 @@ impl Str {
     }
 
     /// The length in bytes.
+    ///
+    /// ```
+    /// use sereal::Str;
+    /// assert_eq!(Str::from("é").len(), 2); // bytes, not characters
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         if self.tag <= INLINE as u8 {
@@ -254,12 +280,24 @@ impl Str {
     }
 
     /// Whether the string is empty.
+    ///
+    /// ```
+    /// use sereal::Str;
+    /// assert!(Str::new(b"").is_empty());
+    /// assert!(!Str::from("a").is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether the bytes are stored inside the value (22 bytes or fewer).
+    ///
+    /// ```
+    /// use sereal::Str;
+    /// assert!(Str::from("twenty-two bytes: fits").is_inline());
+    /// assert!(!Str::from("twenty-three bytes: heap").is_inline());
+    /// ```
     #[inline]
     pub fn is_inline(&self) -> bool {
         self.tag <= INLINE as u8
@@ -310,12 +348,26 @@ impl Str {
     }
 
     /// The string as `&str` when its bytes are valid UTF-8.
+    ///
+    /// ```
+    /// use sereal::Str;
+    /// assert_eq!(Str::from("Zoë").to_str(), Some("Zoë"));
+    /// assert_eq!(Str::new(b"Zo\xeb").to_str(), None); // Latin-1
+    /// ```
     pub fn to_str(&self) -> Option<&str> {
         std::str::from_utf8(self.as_bytes()).ok()
     }
 
     /// Converts into a `Vec<u8>`, reusing the allocation of a long string
     /// that is not shared.
+    ///
+    /// ```
+    /// use sereal::Str;
+    /// let s = Str::from_vec(vec![b'y'; 100]);
+    /// let at = s.as_bytes().as_ptr();
+    /// let v = s.into_vec();
+    /// assert_eq!((v.len(), v.as_ptr()), (100, at)); // no copy
+    /// ```
     pub fn into_vec(self) -> Vec<u8> {
         if self.tag != HEAP {
             return self.as_bytes().to_vec();

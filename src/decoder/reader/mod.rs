@@ -106,6 +106,19 @@ pub struct Forms {
 
 impl Forms {
     /// Whether the document's bytes made none of these choices.
+    ///
+    /// ```
+    /// use sereal::json::Document;
+    /// use sereal::Decoder;
+    /// # fn main() -> Result<(), sereal::Error> {
+    /// let short = Document::decode(b"=\xF3rl\x05\x00\x41\x42\x01\x02", &Decoder::default())?;
+    /// assert!(short.forms.is_empty());
+    /// // the inner array as REFN ARRAY: a form the graph does not keep
+    /// let long = Document::decode(b"=\xF3rl\x05\x00\x41\x28\x2b\x02\x01\x02", &Decoder::default())?;
+    /// assert!(!long.forms.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     #[cfg(feature = "json")]
     pub fn is_empty(&self) -> bool {
         self.refn.is_empty() && self.pad.is_empty()
