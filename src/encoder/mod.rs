@@ -103,7 +103,8 @@ pub struct EncoderOptions {
     /// Write values Sereal cannot carry ([`Value::Foreign`]) as undef.
     pub undef_unknown: bool,
     /// Write values Sereal cannot carry as strings, made by the stringify
-    /// handler ([`Encoder::on_stringify`]) or their type name.
+    /// handler ([`Encoder::on_stringify`]) or, without one, `foreign(TYPE)`
+    /// with the type's name (`"foreign(core::time::Duration)"`).
     pub stringify_unknown: bool,
     /// With `undef_unknown` or `stringify_unknown`, record a warning for
     /// each such value ([`Encoder::take_warnings`]).

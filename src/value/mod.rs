@@ -60,7 +60,7 @@
 //! // the two slots refer to one array
 //! let a = root.at(0).unwrap();
 //! let b = root.at(1).unwrap();
-//! assert!(a.as_ref().unwrap().ptr_eq(b.as_ref().unwrap()));
+//! assert!(a.as_strong_ref().unwrap().ptr_eq(b.as_strong_ref().unwrap()));
 //! assert_eq!(format!("{root:?}"), "[#1=[1, 2], #1#]");
 //! ```
 
