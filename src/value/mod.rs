@@ -36,6 +36,7 @@ mod hash;
 mod key;
 mod keybox;
 mod noderc;
+pub(crate) mod perl;
 pub(crate) mod prefetch;
 mod send;
 #[cfg(feature = "serde")]
