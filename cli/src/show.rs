@@ -287,33 +287,10 @@ fn integer(out: &mut dyn Write, digits: &str) -> io::Result<()> {
     }
 }
 
-/// A float as Perl prints it (`%.15g`; `NaN`, `Inf`, `-Inf`).
+/// A float as Perl prints it (`%.15g`; `NaN`, `Inf`, `-Inf`): the
+/// library's rule, [`Value::to_perl_string`].
 fn perl_number(d: f64) -> String {
-    if d.is_nan() {
-        return "NaN".into();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "Inf" } else { "-Inf" }.into();
-    }
-    if d == 0.0 {
-        return "0".into();
-    }
-    let sci = format!("{d:.14e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let trim = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            s.to_owned()
-        }
-    };
-    if !(-4..15).contains(&exp) {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
-    } else {
-        trim(&format!("{d:.*}", (14 - exp) as usize))
-    }
+    Value::Double(d).to_perl_string().unwrap_or_default()
 }
 
 /// A regexp pattern for `qr/.../`: its bare slashes escaped, as
