@@ -36,7 +36,7 @@ use serde::ser::{self, Serialize};
 /// enum Shape { Dot, Circle { r: f64 } }
 /// let v = sereal::to_value(&(7u8, "é", vec![Shape::Dot, Shape::Circle { r: 0.1 }])).unwrap();
 /// let circle = Value::hash([("Circle", Value::hash([("r", Value::Double(0.1))]))]);
-/// let dot = Value::utf8("Dot");
+/// let dot = Value::from("Dot"); // ASCII: no UTF-8 flag, as Perl writes it
 /// assert_eq!(v, Value::array([Value::Int(7), Value::utf8("é"), Value::array([dot, circle])]));
 /// // what the bytes would have given
 /// let bytes = sereal::to_vec(&(7u8, "é", vec![Shape::Dot, Shape::Circle { r: 0.1 }])).unwrap();
