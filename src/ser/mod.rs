@@ -48,7 +48,7 @@ mod value;
 pub use compound::Compound;
 use key::KeySerializer;
 pub use options::SerializerOptions;
-use strings::Tables;
+use strings::{ascii, Tables};
 pub use value::to_value;
 
 /// Writes a `bool` as Perl code keeps a flag, the integer `1` or `0`
@@ -98,24 +98,6 @@ pub struct Serializer<'w> {
     no_copies: bool,
     // Writes every hash key in full: no_copies, or `no_shared_hashkeys`.
     plain_keys: bool,
-}
-
-/// Whether `b` is ASCII: as `<[u8]>::is_ascii`, with short strings (the
-/// common ones: names, codes, keys) tested as two overlapping words, no
-/// loop and no alignment prologue.
-#[inline(always)]
-fn ascii(b: &[u8]) -> bool {
-    let n = b.len();
-    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-    match n {
-        0 => true,
-        // the first, middle and last bytes are all of them
-        1..=3 => (b[0] | b[n / 2] | b[n - 1]) < 0x80,
-        4..=7 => (half(0) | half(n - 4)) & 0x8080_8080 == 0,
-        8..=16 => (word(0) | word(n - 8)) & 0x8080_8080_8080_8080 == 0,
-        _ => b.is_ascii(),
-    }
 }
 
 /// Refuses a protocol version or compression the serializer cannot write.
@@ -688,23 +670,5 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         let mut c = self.serialize_map(Some(len))?;
         c.variant = true;
         Ok(c)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// `ascii` is `is_ascii` at every length and every position of a
-    /// non-ASCII byte.
-    #[test]
-    fn ascii_is_is_ascii() {
-        for n in 0..40 {
-            let mut b = vec![b'a'; n];
-            assert!(super::ascii(&b), "{n}");
-            for i in 0..n {
-                b[i] = 0xc3;
-                assert!(!super::ascii(&b), "{n} {i}");
-                b[i] = b'a';
-            }
-        }
     }
 }
