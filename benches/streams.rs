@@ -91,13 +91,13 @@ fn main() {
     };
     let slice = &mut || all(sereal::Deserializer::from_slice(black_box(buf)).into_iter());
     let reader = &mut || all(sereal::Deserializer::from_reader(pieces(black_box(buf))).into_iter());
-    if wanted("slice") {
+    if wanted("slice vs known bounds") {
         pair("slice vs known bounds", "from_slice", slice, known);
     }
-    if wanted("reader") {
+    if wanted("reader vs known bounds") {
         pair("reader vs known bounds", "from_slice", reader, known);
     }
-    if wanted("incremental") {
+    if wanted("incremental vs known") {
         let incremental = &mut || {
             let mut inc = sereal::stream::Incremental::default();
             let mut n = 0;
@@ -112,14 +112,14 @@ fn main() {
         };
         pair("incremental vs known", "from_slice", incremental, known);
     }
-    if wanted("graph") {
+    if wanted("reader vs graph+from_value") {
         let graph = &mut || {
             let docs = sereal::Decoder::default().documents_from_reader(pieces(black_box(buf)));
             all(docs.map(|d| sereal::from_value::<Record, _>(&d?)))
         };
         pair("reader vs graph+from_value", "graph", reader, graph);
     }
-    if wanted("rmp") {
+    if wanted("reader vs rmp reader") {
         let rmp = &mut || {
             let mut de = rmp_serde::Deserializer::new(pieces(black_box(&msgpack)));
             for _ in 0..COUNT {
@@ -128,7 +128,7 @@ fn main() {
         };
         pair("reader vs rmp reader", "rmp_serde", reader, rmp);
     }
-    if wanted("tokio") {
+    if wanted("tokio codec vs reader") {
         use futures::StreamExt;
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
@@ -147,7 +147,7 @@ fn main() {
         };
         pair("tokio codec vs reader", "blocking", codec, reader);
     }
-    if wanted("json") {
+    if wanted("slice vs json stream") {
         let json_stream = &mut || {
             let it = serde_json::Deserializer::from_slice(black_box(&json)).into_iter::<Record>();
             all(it

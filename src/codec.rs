@@ -26,7 +26,7 @@
 //! At the end of the input (`decode_eof`) the documents still buffered
 //! are yielded, then a protocol 1 Snappy document (which ends only where
 //! the input does), or the error of a document cut short
-//! ([`ErrorKind::Truncated`](crate::ErrorKind::Truncated)).
+//! ([`ErrorKind::Truncated`]).
 //!
 //! Errors carry stream offsets, counted from the first byte the codec was
 //! given ([`SerealCodec::offset`] is where the next document starts), as
@@ -35,7 +35,7 @@
 //! yields the error, then `None`; polled again after that, it reads on,
 //! and the codec drops what it is given and yields nothing more. A read
 //! error of the underlying reader comes as an
-//! [`ErrorKind::Io`](crate::ErrorKind::Io) error (without an offset), and
+//! [`ErrorKind::Io`] error (without an offset), and
 //! ends the stream too. A consumer that must go on past a document its
 //! type refuses reads with [`RawCodec`] and deserializes each document
 //! with [`from_slice`](crate::from_slice).

@@ -2,7 +2,8 @@
 //!
 //! # Modules
 //!
-//! [`value`] (the graph), [`encoder`] (with FREEZE and the callback
+//! [`value`] (the graph), `blessed` (Perl objects through serde, feature
+//! `serde`), [`encoder`] (with FREEZE and the callback
 //! guards), [`decoder`] (with THAW, limits and streams), [`stream`]
 //! (documents decoded as their bytes arrive, pushed or read), `codec`
 //! (tokio codecs for framed async streams, feature `tokio`), [`compress`],
@@ -13,6 +14,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "serde")]
+pub mod blessed;
 #[cfg(feature = "tokio")]
 pub mod codec;
 pub mod compress;
@@ -33,6 +36,8 @@ mod stack;
 pub mod stream;
 pub mod value;
 
+#[cfg(feature = "serde")]
+pub use blessed::{Blessed, PerlClass};
 pub use compress::Compression;
 #[cfg(feature = "serde")]
 pub use de::{
@@ -48,8 +53,8 @@ pub use error::{Category, Error, ErrorKind, IoError, Position, Result};
 pub use ser::{to_value, to_vec, to_vec_with, to_writer, to_writer_with, Serializer};
 pub use stream::{Incremental, ReadDocuments};
 pub use value::{
-    Array, Body, Document, Foreign, Hash, Key, Node, NotSendable, Ref, Regexp, SendDocument, Str,
-    Value, WeakRef,
+    Array, Body, Borrowed, BorrowedMut, Document, Dumper, Foreign, Hash, Key, Node, NotSendable,
+    Ref, Regexp, SendDocument, Str, Value, WeakRef,
 };
 
 // The codecs, their options and their errors can be moved to and shared

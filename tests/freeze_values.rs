@@ -271,7 +271,7 @@ fn snapshot_an_object_moved_into_freeze_values_and_met_again_in_the_copy() {
     let Body::Frozen(vals) = &*v.body() else {
         panic!("{got:?}")
     };
-    assert!(a[1] == Value::from("z"), "{got:?}");
+    assert_eq!(a[1], Value::from("z"), "{got:?}");
     assert!(
         w7(&vals[0]).ptr_eq(&w7(&a[2])),
         "obj is not shared: {got:?}"
@@ -305,7 +305,7 @@ fn snapshot_an_object_moved_to_a_later_container_that_a_callback_empties() {
     assert_eq!(a.len(), 4, "{got:?}");
     assert!(a[0] == r(&frozen("V", [])), "{got:?}");
     let inner = a[1].as_array().unwrap();
-    assert!(a[2] == Value::from("z"), "{got:?}");
+    assert_eq!(a[2], Value::from("z"), "{got:?}");
     assert!(
         w7(&inner[0]).ptr_eq(&w7(&a[3])),
         "obj is not shared: {got:?}"

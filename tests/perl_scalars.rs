@@ -151,10 +151,15 @@ fn perl_strings_into_numbers_without_perl() {
         let e = from_value::<u64, _>(&Value::from(bad)).unwrap_err();
         assert!(e.to_string().contains("is not a number"), "{bad:?}: {e}");
     }
-    for frac in ["2.5", "2.0", "1e3"] {
+    for frac in ["2.5", "1e-1", "2.0000000000000000001"] {
         let e = from_slice::<u32>(&s(frac)).unwrap_err();
         assert!(e.to_string().contains("is not an integer"), "{frac:?}: {e}");
     }
+    // an integer written as a decimal (DBI's DECIMAL columns) is exact
+    assert_eq!(from_slice::<u32>(&s("2.00")).unwrap(), 2);
+    assert_eq!(from_slice::<i64>(&s("-1e3")).unwrap(), -1000);
+    assert_eq!(from_value::<u64, _>(&Value::from("25.0")).unwrap(), 25);
+    assert_eq!(Value::from("2.50e1").to_i64(), Some(25));
     // out of range: the visitor's error
     assert!(from_slice::<u8>(&s("300")).is_err());
     assert!(from_slice::<u32>(&s("-1")).is_err());

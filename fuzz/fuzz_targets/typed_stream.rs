@@ -4,7 +4,8 @@
 //! with the same offsets, then the same error or the end; and each value
 //! must be what `from_slice` reads from that document's bytes alone (a
 //! stream reads a document open, finding its end itself, and falls back to
-//! the scanner's bounds: both routes must agree).
+//! the scanner's bounds: both routes must agree, and a read through the
+//! serde `Deserializer` trait, which takes the scanner's bounds, too).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -74,6 +75,19 @@ fuzz_target!(|data: &[u8]| {
         items.push((r, inc.offset()));
     }
     same(&slice, &collect(items.into_iter()), "push decoder in pieces");
+    // One document per `Value::deserialize(&mut de)` (the document's bounds
+    // found by the scanner, not by the read): the same values and offsets.
+    let mut de = Deserializer::from_slice_with(stream, opts.clone());
+    let mut items = Vec::new();
+    while de.byte_offset() < stream.len() {
+        let r = <Value as serde::Deserialize>::deserialize(&mut de);
+        let failed = r.is_err();
+        items.push((r, de.byte_offset()));
+        if failed {
+            break;
+        }
+    }
+    same(&slice, &collect(items.into_iter()), "one deserialize call a document");
     // Each value is what from_slice reads from the document alone.
     let mut start = 0;
     for (v, end) in &slice.0 {

@@ -82,9 +82,12 @@ impl<'de> de::Deserializer<'de> for &mut Body<'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if object::private(name) {
+            return self.object(name, visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 

@@ -275,16 +275,11 @@ impl<'de> Body<'de> {
                 }
                 tag::OBJECT | tag::OBJECTV | tag::OBJECT_FREEZE | tag::OBJECTV_FREEZE => {
                     self.refuse_objects(at)?;
-                    if matches!(t, tag::OBJECT | tag::OBJECT_FREEZE) {
-                        self.class_name()?;
+                    let class = if matches!(t, tag::OBJECT | tag::OBJECT_FREEZE) {
+                        self.class_name()?.0
                     } else {
-                        let off = self.cur.varint()?;
-                        let p = self.cur.target(off, at, "OBJECTV")?;
-                        if !self.seen.as_ref().is_some_and(|s| s.classes.contains(&p)) {
-                            let kind = ErrorKind::BadOffset(off, "OBJECTV class name");
-                            return Err(self.cur.error_at(kind, at));
-                        }
-                    }
+                        self.class_of_objectv(at)?
+                    };
                     if object {
                         if !self.reference_follows(self.cur.pos(), true) {
                             return self.not_a_reference("an object must be a reference", at);
@@ -292,6 +287,7 @@ impl<'de> Body<'de> {
                     } else {
                         self.frozen_values()?;
                     }
+                    self.note_object(class);
                     // The object reads as its referent (the values FREEZE
                     // returned, for a frozen one).
                     continue;

@@ -5,7 +5,8 @@
 //! `BINARY`/`SHORT_BINARY` or `STR_UTF8`, `REFN`, `REFP`,
 //! `ALIAS`, `COPY` and `WEAKEN` followed transparently (except a weak
 //! reference back into the path being read, which reads as undef), objects
-//! as their referent, `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
+//! as their referent (with their class for a [`Blessed`](crate::Blessed)
+//! or a `Value`, see [`crate::blessed`]), `LONG_DOUBLE` and `FLOAT_128` as their 16 bytes,
 //! booleans from `TRUE`/`FALSE`/`YES`/`NO` and, for `bool`, from `0`/`1`
 //! and `""`/`"0"`/`"1"` as Perl writes them. Hash keys are strings: integer,
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
@@ -22,8 +23,8 @@
 //! |---|---|---|---|---|---|---|
 //! | `POS`, `NEG`, `VARINT`, `ZIGZAG` | in range | yes | `0`/`1`; any, true if not 0 ¹ | decimal text ¹ | no | `Some` |
 //! | `FLOAT`, `DOUBLE` | integral and in range | yes | true if not 0 ¹ | Perl's `%.15g`: `0.1`, `1e+21`, `3` ¹ | no | `Some` |
-//! | a string that is an integer (`"12"`, `" -5 "`, `"18446744073709551615"`) | in range ¹ | yes ¹ | `"0"`/`"1"` | yes | yes | `Some` |
-//! | a string that is another number (`"2.50"`, `"1e3"`, `"Inf"`) | error: "string \"2.5\" is not an integer" ¹ | yes ¹ | no | yes | yes | `Some` |
+//! | a string that is an integer (`"12"`, `" -5 "`, `"18446744073709551615"`, `"2.00"`, `"1e3"`) | in range ¹ | yes ¹ | `"0"`/`"1"` | yes | yes | `Some` |
+//! | a string that is another number (`"2.50"`, `"1e-3"`, `"Inf"`) | error: "string \"2.5\" is not an integer" ¹ | yes ¹ | no | yes | yes | `Some` |
 //! | any other string (`"abc"`, `""`) | error: "string \"abc\" is not a number" ¹ | error, the same ¹ | `""` | yes | yes | `Some` |
 //! | `TRUE`, `FALSE`, `YES`, `NO` | no | no | yes | no | no | `Some` |
 //! | `UNDEF`, `CANONICAL_UNDEF` | no | no | no | no | no | `None` (and `()`) |
@@ -39,9 +40,10 @@
 //! conservatively: whitespace before and after (as Perl takes it), a
 //! sign, digits with an optional fraction and exponent, `Inf`/`Infinity`/
 //! `NaN` in any case, and `"0 but true"`; not hex, underscores or trailing
-//! text (which Perl numifies with a warning). An integer target takes only
-//! integer notation: `"2.0"` and `"1e3"` are numbers but not integers, so
-//! they read into floats only. The same rule gives [`Value::to_i64`],
+//! text (which Perl numifies with a warning). An integer target takes a string
+//! whose exact value is an integer, decided on its digits (no float in
+//! between): `"2.00"` (a `DECIMAL` column) and `"1e3"` read into a `u32`,
+//! `"2.5"` and `"1.0000000000000000001"` do not. The same rule gives [`Value::to_i64`],
 //! [`Value::to_u64`], [`Value::to_f64`], [`Value::to_bool`] and
 //! [`Value::to_perl_string`], the lenient accessors beside the strict
 //! `as_*` ones.
@@ -81,12 +83,13 @@ use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
 use crate::stack::{HasStack, Stack};
 use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, Visitor};
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::mem::ManuallyDrop;
 use std::ops::Range;
 
 mod access;
 mod item;
+mod object;
 mod perl;
 mod read;
 mod root;
@@ -197,6 +200,12 @@ struct Seen {
     tracked: HashSet<usize>,
     path: HashSet<usize>,
     classes: HashSet<usize>,
+    /// The tracked referents of objects (what a `REFP` to an object
+    /// names) and the positions of their class names.
+    objects: HashMap<usize, usize>,
+    /// An object being read as its referent, by a `Blessed` or a `Value`
+    /// that took its class (see `object.rs`).
+    unwrapped: Option<usize>,
     /// The targets of recent hash key COPYs, in `KEY_SETS` sets of two
     /// ways by a hash of the position: position + 1 (0: empty) and the
     /// key. Made at the first key COPY.
@@ -498,23 +507,29 @@ impl<'de> Body<'de> {
         Ok(v)
     }
 
-    /// The class name of an `OBJECT`: a string or a `COPY` of one.
-    fn class_name(&mut self) -> Result<()> {
+    /// The class name of an `OBJECT`: a string or a `COPY` of one. Gives
+    /// its position (what an `OBJECTV` names) and its bytes.
+    fn class_name(&mut self) -> Result<(usize, Range<usize>)> {
         let (t, at) = self.next_tag()?;
-        if t == tag::COPY {
+        let text = if t == tag::COPY {
             let off = self.cur.varint()?;
             let p = self.cur.target(off, at, "COPY")?;
-            self.string_at(p, at, "as the target of a class name COPY", false)?;
-        } else if self.string_body(t, false)?.is_none() {
-            return Err(self
-                .cur
-                .error_at(ErrorKind::UnexpectedTag(t, "as a class name"), at));
-        }
+            self.string_at(p, at, "as the target of a class name COPY", false)?
+        } else {
+            match self.string_body(t, false)? {
+                Some(s) => s,
+                None => {
+                    return Err(self
+                        .cur
+                        .error_at(ErrorKind::UnexpectedTag(t, "as a class name"), at))
+                }
+            }
+        };
         self.seen
             .get_or_insert_with(Default::default)
             .classes
             .insert(at);
-        Ok(())
+        Ok((at, text.0))
     }
 
     /// Checks that an `OBJECT_FREEZE`'s values follow: `REFN ARRAY`.
@@ -553,7 +568,7 @@ impl<'de> Body<'de> {
     /// path), else `Some` of the value.
     #[inline(never)]
     fn option<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        if self.next_is_undef() {
+        if self.next_is_undef() || self.undef_object() {
             self.parse(IgnoredAny, Want::Any)?;
             visitor.visit_none()
         } else {

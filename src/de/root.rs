@@ -90,9 +90,12 @@ impl<'de, O: Options> de::Deserializer<'de> for Root<'de, '_, O> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if super::object::private(name) {
+            return self.read(|de| de.deserialize_newtype_struct(name, visitor));
+        }
         // As the deserializer does: the newtype reads its field from here.
         visitor.visit_newtype_struct(self)
     }

@@ -228,27 +228,19 @@ fn attempt<'de, X>(
     buffered: bool,
     read: impl FnOnce(&mut Body<'de>) -> Result<X>,
 ) -> Option<(X, usize)> {
-    let (framed, end) = match Header::raw_len(input) {
-        Some(len) => (
-            Framed {
-                open: true,
-                ..Framed::raw(input, len)
-            },
-            None,
-        ),
-        None => {
-            let header = Header::parse(input).ok()?;
-            let (body, shift, frame_end) = frame(opts, input, &header, 0).ok()?;
-            let framed = Framed {
-                body,
-                shift,
-                base: if frame_end.is_some() { 0 } else { header.len },
-                in_body: frame_end.is_some(),
-                trailing_at: 0,
-                open: frame_end.is_none(),
-            };
-            (framed, frame_end)
-        }
+    let framed = match Header::raw_len(input) {
+        Some(len) => Framed::raw(input, len),
+        None => Framed::parsed(input, opts, 0).ok()?,
+    };
+    // A compressed body (read in the decompressed body) ends with its
+    // frame; a raw one is read open.
+    let end = framed.in_body.then_some(match framed.trailing_at {
+        0 => input.len(),
+        end => end,
+    });
+    let framed = Framed {
+        open: !framed.in_body,
+        ..framed
     };
     let base = framed.base;
     let mut de = Body::over(framed, opts, Stack::lazy(), 0);
@@ -398,7 +390,7 @@ impl<R: std::io::Read> Deserializer<IoRead<R>> {
 
 impl Incremental {
     /// The next complete document, read as a `T` (as
-    /// [`from_slice`](crate::from_slice) reads it, with the decoder's
+    /// [`from_slice`] reads it, with the decoder's
     /// options): `None` as for [`next_document`](Self::next_document),
     /// whose rules it follows (a document that fails yields its error and
     /// ends the stream).

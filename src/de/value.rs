@@ -40,6 +40,7 @@ use std::collections::{HashMap, HashSet};
 
 mod enums;
 pub(super) mod key;
+mod object;
 
 use enums::enum_from;
 use key::MapKey;
@@ -57,6 +58,7 @@ pub(super) fn read<T: de::DeserializeOwned>(value: &Value, opts: &DecoderOptions
         validate_utf8: opts.validate_utf8,
         perl: !opts.strict_types,
         stack: Stack::lazy(),
+        unwrapped: None,
     };
     T::deserialize(Item {
         walk: &mut walk,
@@ -101,6 +103,9 @@ struct Walk {
     /// Perl's scalars read as Perl reads them (not `strict_types`).
     perl: bool,
     stack: Stack,
+    /// The slot (its address) of an object being read as its referent, by
+    /// a `Blessed` or a `Value` that took its class (see `object.rs`).
+    unwrapped: Option<usize>,
 }
 
 impl HasStack for Walk {
@@ -526,7 +531,7 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
     wanting!(Want::Bool; deserialize_bool());
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.is_none() {
+        if self.is_none() || self.undef_object() {
             self.read(IgnoredAny, Want::Any)?;
             visitor.visit_none()
         } else {
@@ -536,9 +541,12 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if crate::de::object::private(name) {
+            return self.object(name, visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 

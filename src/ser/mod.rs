@@ -3,7 +3,9 @@
 //! Structs and maps become hashes (field names as keys, repeated keys written
 //! as `COPY` as Perl does), sequences and tuples arrays, `None` and `()`
 //! undef, unit variants strings, other variants one-key hashes (serde_json's
-//! externally tagged shape). No value graph is built on the way.
+//! externally tagged shape), a [`Blessed`](crate::Blessed) (or a blessed
+//! `Value`) an `OBJECT`/`OBJECTV` before its reference. No value graph is
+//! built on the way.
 //!
 //! # Scalars: what is written, and what Perl sees
 //!
@@ -39,8 +41,22 @@ use serde::ser::{self, Serialize};
 use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
+// The containers of a serializer writing bytes: all one `Compound`.
+macro_rules! compound_types {
+    ($a:lifetime, $w:lifetime) => {
+        type SerializeSeq = Compound<$a, $w>;
+        type SerializeTuple = Compound<$a, $w>;
+        type SerializeTupleStruct = Compound<$a, $w>;
+        type SerializeTupleVariant = Compound<$a, $w>;
+        type SerializeMap = Compound<$a, $w>;
+        type SerializeStruct = Compound<$a, $w>;
+        type SerializeStructVariant = Compound<$a, $w>;
+    };
+}
+
 mod compound;
 mod key;
+mod object;
 mod options;
 mod strings;
 mod value;
@@ -465,13 +481,7 @@ impl ser::Error for Error {
 impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, 'w>;
-    type SerializeTuple = Compound<'a, 'w>;
-    type SerializeTupleStruct = Compound<'a, 'w>;
-    type SerializeTupleVariant = Compound<'a, 'w>;
-    type SerializeMap = Compound<'a, 'w>;
-    type SerializeStruct = Compound<'a, 'w>;
-    type SerializeStructVariant = Compound<'a, 'w>;
+    compound_types!('a, 'w);
 
     /// Sereal is a binary format: types with a compact form (addresses,
     /// UUIDs and the like) write it, as they do for bincode or MessagePack.
@@ -607,7 +617,14 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         self.serialize_str(variant)
     }
     #[inline]
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        v: &T,
+    ) -> Result<()> {
+        if name == crate::blessed::protocol::BLESSED {
+            return self.object(v);
+        }
         v.serialize(self)
     }
     #[inline]

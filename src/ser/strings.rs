@@ -63,6 +63,8 @@ impl Strings {
 pub(super) struct Tables {
     pub(super) keys: Strings,
     pub(super) values: Strings,
+    /// Class names of objects, for `OBJECTV`.
+    pub(super) classes: Strings,
     pub(super) fields: FieldCache,
 }
 

@@ -67,7 +67,7 @@ struct Build {
 }
 
 /// Builds the value of one slot, `depth` containers deep.
-struct Builder<'b> {
+pub(super) struct Builder<'b> {
     build: &'b mut Build,
     depth: usize,
 }
@@ -203,9 +203,12 @@ impl<'b> ser::Serializer for Builder<'b> {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _: &'static str,
+        name: &'static str,
         v: &T,
     ) -> Result<Value> {
+        if name == crate::blessed::protocol::BLESSED {
+            return self.object(v);
+        }
         v.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(

@@ -76,6 +76,7 @@ impl Framer {
     /// Whether the scan of the current document has not started (and the
     /// stream goes on): a read that finds the document's end itself may
     /// take it instead (see [`advance`](Self::advance)).
+    #[cfg(feature = "serde")]
     pub(crate) fn fresh(&self) -> bool {
         self.scan.pos == 0 && !self.failed
     }

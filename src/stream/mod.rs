@@ -81,6 +81,7 @@ pub(crate) enum Ready {
 impl Ready {
     /// Where the document at the start of `input`, all the input there
     /// will be, ends.
+    #[cfg(feature = "serde")]
     pub(crate) fn of(input: &[u8], o: &DecoderOptions) -> Ready {
         match Scanner::default().run(input, o) {
             Scan::End(len) => Ready::Scanned(len),
@@ -271,6 +272,7 @@ impl Incremental {
     /// them and how many bytes it used. An error is yielded at the stream
     /// offset of the document (the scanner's, when it saw the defect and
     /// the decoder only saw the bytes end), and ends the stream.
+    #[cfg(feature = "serde")]
     pub(crate) fn take<X>(
         &mut self,
         ready: Ready,
@@ -293,6 +295,7 @@ impl Incremental {
 
     /// As [`framed`](Self::framed), for a take that may decline (`None`),
     /// leaving the buffer as it was.
+    #[cfg(feature = "serde")]
     pub(crate) fn try_framed<X>(
         &mut self,
         take: impl FnOnce(&mut Framer, &[u8]) -> Option<(X, usize)>,
@@ -476,6 +479,7 @@ impl<R: Read> ReadDocuments<R> {
     }
 
     /// The push decoder the documents are read through.
+    #[cfg(feature = "serde")]
     pub(crate) fn incremental(&mut self) -> &mut Incremental {
         &mut self.inc
     }

@@ -1,8 +1,7 @@
 //! Reading a value: its scalars, and the slots of the node it refers to,
 //! cloned or borrowed.
 
-use super::{Array, Body, Hash, Ref, Value};
-use std::cell;
+use super::{Array, Body, Borrowed, Hash, Ref, Value};
 
 impl Value {
     /// Whether the value is undefined (`Undef`, `CanonicalUndef`, or a weak
@@ -137,9 +136,10 @@ impl Value {
 
     /// The value under `key` in the hash this value refers to, borrowed
     /// instead of cloned: a guard that reads as `&Value` while it lives
-    /// (and while it does, the hash cannot be changed). `None` for a
-    /// missing key, a value that is not a hash, a weak reference (upgrade
-    /// it first) or a hash borrowed for writing.
+    /// (and while it does, the hash cannot be changed). It reaches what
+    /// [`Value::get`] reaches (through a strong or live weak reference, or
+    /// an alias). `None` for a missing key, a value that is not a hash, or
+    /// a hash borrowed for writing.
     ///
     /// ```
     /// use sereal::Value;
@@ -148,7 +148,7 @@ impl Value {
     /// let s: &str = name.as_str().unwrap();
     /// assert_eq!(s, "ann");
     /// ```
-    pub fn get_ref(&self, key: &str) -> Option<cell::Ref<'_, Value>> {
+    pub fn get_ref(&self, key: &str) -> Option<Borrowed<'_, Value>> {
         self.borrow_in(|b| match b {
             Body::Hash(h) => h.get(key),
             _ => None,
@@ -164,22 +164,23 @@ impl Value {
     /// assert_eq!(v.at_ref(1).unwrap().as_i64(), Some(20));
     /// assert!(v.at_ref(2).is_none());
     /// ```
-    pub fn at_ref(&self, i: usize) -> Option<cell::Ref<'_, Value>> {
+    pub fn at_ref(&self, i: usize) -> Option<Borrowed<'_, Value>> {
         self.borrow_in(|b| match b {
             Body::Array(a) => a.get(i),
             _ => None,
         })
     }
 
-    /// The array this value refers to, borrowed (`None` for anything else,
-    /// a weak reference included, or an array borrowed for writing).
+    /// The array this value refers to (through a strong or live weak
+    /// reference, or an alias), borrowed (`None` for anything else, or an
+    /// array borrowed for writing).
     ///
     /// ```
     /// use sereal::Value;
     /// let v = Value::array([1, 2]);
     /// assert_eq!(v.as_array().unwrap()[1], Value::Int(2));
     /// ```
-    pub fn as_array(&self) -> Option<cell::Ref<'_, Array>> {
+    pub fn as_array(&self) -> Option<Borrowed<'_, Array>> {
         self.borrow_in(|b| match b {
             Body::Array(a) => Some(a),
             _ => None,
@@ -196,7 +197,7 @@ impl Value {
     /// assert_eq!(h["name"].as_str(), Some("ann"));
     /// assert!(h["missing"].is_undef());
     /// ```
-    pub fn as_hash(&self) -> Option<cell::Ref<'_, Hash>> {
+    pub fn as_hash(&self) -> Option<Borrowed<'_, Hash>> {
         self.borrow_in(|b| match b {
             Body::Hash(h) => Some(h),
             _ => None,
@@ -204,14 +205,19 @@ impl Value {
     }
 
     /// A borrow of what `pick` finds in the body of the node this value
-    /// holds strongly.
+    /// reaches (as [`Value::node`] does).
     fn borrow_in<T: ?Sized>(
         &self,
         pick: impl FnOnce(&Body) -> Option<&T>,
-    ) -> Option<cell::Ref<'_, T>> {
-        let (Value::Ref(r) | Value::Alias(r)) = self else {
-            return None;
-        };
-        cell::Ref::filter_map(r.try_body().ok()?, pick).ok()
+    ) -> Option<Borrowed<'_, T>> {
+        match self {
+            Value::Ref(r) | Value::Alias(r) => Borrowed::filter_map(r.try_body().ok()?, pick).ok(),
+            // the guard keeps the upgraded node alive
+            Value::Weak(w) => Borrowed::owning(w.upgrade()?, |r| {
+                let body = r.0.body.try_borrow().ok()?;
+                std::cell::Ref::filter_map(body, pick).ok()
+            }),
+            _ => None,
+        }
     }
 }

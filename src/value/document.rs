@@ -133,6 +133,19 @@ impl fmt::Debug for Document {
     }
 }
 
+/// The root in Perl's notation, as [`Value`]'s `Display` (see
+/// [`Dumper`](super::Dumper)).
+///
+/// ```
+/// let doc = sereal::decode(&sereal::encode(&sereal::sereal!([1, "a"])).unwrap()).unwrap();
+/// assert_eq!(doc.to_string(), "[1,'a']");
+/// ```
+impl fmt::Display for Document {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.root, f)
+    }
+}
+
 impl PartialEq for Document {
     fn eq(&self, other: &Document) -> bool {
         self.root == other.root

@@ -11,6 +11,9 @@ struct Printer {
     // node address -> label (0 until printed), for nodes met twice or more
     labels: HashMap<usize, usize>,
     next: usize,
+    /// `{:#?}`: one item per line, indented, as std's pretty `Debug`.
+    pretty: bool,
+    depth: usize,
 }
 
 fn count_meetings(root: &Value) -> HashMap<usize, usize> {
@@ -35,13 +38,56 @@ fn count_meetings(root: &Value) -> HashMap<usize, usize> {
 }
 
 impl Printer {
-    fn new(root: &Value) -> Printer {
+    fn new(root: &Value, f: &fmt::Formatter<'_>) -> Printer {
         let labels = count_meetings(root)
             .into_iter()
             .filter(|&(_, n)| n > 1)
             .map(|(a, _)| (a, 0))
             .collect();
-        Printer { labels, next: 0 }
+        Printer {
+            labels,
+            next: 0,
+            pretty: f.alternate(),
+            depth: 0,
+        }
+    }
+
+    /// Before item `i` of a container: a separator, or in the pretty form
+    /// a new line and the indentation.
+    fn item(&self, f: &mut fmt::Formatter<'_>, i: usize) -> fmt::Result {
+        if self.pretty {
+            f.write_str(if i == 0 { "\n" } else { ",\n" })?;
+            for _ in 0..self.depth {
+                f.write_str("    ")?;
+            }
+            Ok(())
+        } else if i > 0 {
+            f.write_str(", ")
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Opens a container of `n` items, runs `items`, and closes it.
+    fn container(
+        &mut self,
+        f: &mut fmt::Formatter<'_>,
+        (open, close): (&str, &str),
+        n: usize,
+        items: impl FnOnce(&mut Self, &mut fmt::Formatter<'_>) -> fmt::Result,
+    ) -> fmt::Result {
+        f.write_str(open)?;
+        self.depth += 1;
+        let done = items(self, f);
+        self.depth -= 1;
+        done?;
+        if self.pretty && n > 0 {
+            f.write_str(",\n")?;
+            for _ in 0..self.depth {
+                f.write_str("    ")?;
+            }
+        }
+        f.write_str(close)
     }
 
     fn value(&mut self, f: &mut fmt::Formatter<'_>, v: &Value) -> fmt::Result {
@@ -115,30 +161,26 @@ impl Printer {
                 if matches!(body, Body::Frozen(_)) {
                     f.write_str("frozen")?;
                 }
-                f.write_str("[")?;
-                for (i, v) in a.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
+                self.container(f, ("[", "]"), a.len(), |p, f| {
+                    for (i, v) in a.iter().enumerate() {
+                        p.item(f, i)?;
+                        p.value(f, v)?;
                     }
-                    self.value(f, v)?;
-                }
-                f.write_str("]")
+                    Ok(())
+                })
             }
-            Body::Hash(h) => {
-                f.write_str("{")?;
+            Body::Hash(h) => self.container(f, ("{", "}"), h.len(), |p, f| {
                 for (i, (k, v)) in h.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
+                    p.item(f, i)?;
                     if k.is_utf8() {
                         f.write_str("u")?;
                     }
                     write_quoted(f, k.as_bytes())?;
                     f.write_str(": ")?;
-                    self.value(f, v)?;
+                    p.value(f, v)?;
                 }
-                f.write_str("}")
-            }
+                Ok(())
+            }),
             Body::Regexp(re) => {
                 f.write_str("qr/")?;
                 f.write_str(&String::from_utf8_lossy(re.pattern.as_bytes()))?;
@@ -149,7 +191,7 @@ impl Printer {
     }
 }
 
-fn hex(b: &[u8]) -> String {
+pub(super) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
@@ -157,22 +199,30 @@ impl fmt::Debug for Value {
     /// A Perl-like rendering: `[1, "a"]`, `{"k": 1}`, `\5` for a scalar
     /// reference, `bless([...], "Class")`, `weak(...)`, `alias(...)`, and
     /// `#n=`/`#n#` labels for shared nodes. UTF-8 strings print as `u"..."`.
+    /// `{:#?}` prints one item per line, indented by four spaces, as std's
+    /// pretty `Debug` does.
+    ///
+    /// ```
+    /// let v = sereal::sereal!({"a": [1, 2], "b": {}});
+    /// assert_eq!(format!("{v:?}"), r#"{"a": [1, 2], "b": {}}"#);
+    /// assert_eq!(format!("{v:#?}"), "{\n    \"a\": [\n        1,\n        2,\n    ],\n    \"b\": {},\n}");
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Printer::new(self).value(f, self)
+        Printer::new(self, f).value(f, self)
     }
 }
 
 impl fmt::Debug for Ref {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = Value::Ref(self.clone());
-        Printer::new(&v).value(f, &v)
+        Printer::new(&v, f).value(f, &v)
     }
 }
 
 impl fmt::Debug for Body {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = Value::Ref(Ref::new(self.clone()));
-        Printer::new(&v).value(f, &v)
+        Printer::new(&v, f).value(f, &v)
     }
 }
 

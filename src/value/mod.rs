@@ -11,6 +11,48 @@
 //! node held by more than one strong handle (or by any weak one) is written
 //! once and referred to by offset afterwards; a node held once costs nothing.
 //!
+//! # Reading: `get` clones, `get_ref` borrows
+//!
+//! One convention holds across [`Value`], [`Hash`](struct@Hash) and [`Array`]:
+//!
+//! - On a [`Value`], which is a handle into shared nodes, `get`/`at`
+//!   return an owned clone of the slot (`Option<Value>`). It is cheap: a
+//!   string of up to 22 bytes is inline and a node is a counted handle, so
+//!   the clone shares the node, and no borrow outlives the call.
+//! - `get_ref`/`at_ref`/`as_hash`/`as_array` on a `Value`, [`Ref::body`],
+//!   [`Ref::as_hash`] and the like return a guard of the crate's own,
+//!   [`Borrowed`] (or [`BorrowedMut`] for `body_mut`, `hash_mut`,
+//!   `array_mut`), which reads as `&T` and keeps the node borrowed, as
+//!   `RefCell`'s guards do: while it lives, the node cannot be changed
+//!   (mutators return an error, never panic). [`Value::pointer`] and
+//!   [`Value::pointer_mut`] return the same guards. `get` and `get_ref`
+//!   reach the same slots: through strong and live weak references and
+//!   aliases.
+//! - [`Hash`](struct@Hash) and [`Array`] are a node's content, plain data
+//!   reached through such a guard (or owned): their `get` borrows
+//!   (`Option<&Value>`), as std's collections do, for as long as the guard
+//!   or the owner lives; `.cloned()` gives the owned form.
+//!
+//! `Value` does not implement `Index` (`v["key"]`): `Index` must return a
+//! plain `&Value`, and one into a node's `RefCell` could outlive a change
+//! made through another handle on the same node, which would be unsound.
+//! Index a borrowed hash instead (`v.as_hash().unwrap()["key"]`, `Undef`
+//! when missing, as serde_json's map), or use [`Value::pointer`].
+//!
+//! ```
+//! use sereal::{sereal, Value};
+//! let v = sereal!({"name": "ann", "tags": ["a"]});
+//! let owned: Value = v.get("name").unwrap();            // a clone
+//! let tags = v.get_ref("tags").unwrap();                // Borrowed<'_, Value>
+//! assert!(tags.at(0).unwrap() == "a");
+//! assert!(v.as_strong_ref().unwrap().hash_mut().is_err()); // borrowed: no change
+//! drop(tags);
+//! let h = v.as_hash().unwrap();                         // Borrowed<'_, Hash>
+//! let name: Option<&Value> = h.get("name");             // borrows from the guard
+//! assert!(name.unwrap() == "ann" && owned == "ann");
+//! assert!(h["missing"].is_undef());
+//! ```
+//!
 //! ```
 //! use sereal::{Value, Ref};
 //! let shared = Ref::array(vec![Value::from(1), Value::from(2)]);
@@ -24,19 +66,25 @@
 
 mod access;
 mod array;
+mod borrow;
 mod chunks;
 pub(crate) mod collect;
+mod compare;
 mod convert;
 mod document;
+mod dumper;
 mod eq;
 mod fmt;
+mod foreign;
 mod free;
 pub(crate) mod guard;
 mod hash;
 mod key;
 mod keybox;
+mod macros;
 mod noderc;
 pub(crate) mod perl;
+mod pointer;
 pub(crate) mod prefetch;
 mod send;
 #[cfg(feature = "serde")]
@@ -44,8 +92,11 @@ mod serde;
 mod str;
 
 pub use self::array::Array;
+pub use self::borrow::{Borrowed, BorrowedMut};
 pub(crate) use self::chunks::ChunkPool;
 pub use self::document::Document;
+pub use self::dumper::Dumper;
+pub use self::foreign::Foreign;
 pub use self::hash::Hash;
 pub(crate) use self::key::content_hash;
 pub use self::key::Key;
@@ -61,7 +112,6 @@ pub use self::str::Str;
 
 use crate::error::{Error, ErrorKind, Result};
 use std::cell::{self, RefCell, UnsafeCell};
-use std::rc::Rc;
 
 /// One slot of a Sereal document: a scalar, or a handle on a [`Node`].
 ///
@@ -145,62 +195,6 @@ pub enum Value {
     /// this part). The encoder refuses it unless `undef_unknown` or
     /// `stringify_unknown` says what to write.
     Foreign(Foreign),
-}
-
-/// Data of any Rust type in the graph, which Sereal cannot carry.
-///
-/// ```
-/// use sereal::{Encoder, EncoderOptions, Foreign, Value};
-/// let v = Value::array([Value::Foreign(Foreign::new(std::time::Duration::from_secs(3)))]);
-/// assert!(sereal::encode(&v).is_err());
-/// let mut enc = Encoder::new(EncoderOptions::new().undef_unknown(true)).unwrap();
-/// assert_eq!(&enc.encode(&v).unwrap()[6..], b"\x41\x25");
-/// ```
-#[derive(Clone)]
-pub struct Foreign(Rc<dyn Opaque>);
-
-/// Any `'static` type, with its name (keeps [`Foreign`] one fat pointer).
-trait Opaque: std::any::Any {
-    fn type_name(&self) -> &'static str;
-    fn as_any(&self) -> &dyn std::any::Any;
-}
-
-impl<T: std::any::Any> Opaque for T {
-    fn type_name(&self) -> &'static str {
-        std::any::type_name::<T>()
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
-
-impl Foreign {
-    /// Wraps `data`.
-    pub fn new<T: std::any::Any>(data: T) -> Foreign {
-        Foreign(Rc::new(data))
-    }
-
-    /// The data, if it is a `T`.
-    pub fn downcast_ref<T: std::any::Any>(&self) -> Option<&T> {
-        // Through the `Rc`: `Opaque` is implemented for the `Rc` too.
-        Opaque::as_any(&*self.0).downcast_ref()
-    }
-
-    /// The Rust type name of the data.
-    pub fn type_name(&self) -> &'static str {
-        Opaque::type_name(&*self.0)
-    }
-
-    /// Whether two handles are on the same data.
-    pub fn ptr_eq(&self, other: &Foreign) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl std::fmt::Debug for Foreign {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "foreign({})", self.type_name())
-    }
 }
 
 /// A shared, identity-bearing part of the graph: a scalar cell, array,
@@ -408,20 +402,25 @@ impl Ref {
     /// # Panics
     /// If the node is borrowed for writing at the same time; use
     /// [`Ref::try_body`] to get an error instead.
-    pub fn body(&self) -> cell::Ref<'_, Body> {
-        self.0.body.borrow()
+    pub fn body(&self) -> Borrowed<'_, Body> {
+        Borrowed::cell(self.0.body.borrow())
     }
 
     /// Reads the node's content, or errors when it is borrowed for writing.
-    pub fn try_body(&self) -> Result<cell::Ref<'_, Body>> {
-        self.0.body.try_borrow().map_err(|_| borrowed())
+    pub fn try_body(&self) -> Result<Borrowed<'_, Body>> {
+        self.0
+            .body
+            .try_borrow()
+            .map(Borrowed::cell)
+            .map_err(|_| borrowed())
     }
 
     /// Borrows the node's content for changing; errors when it is in use.
-    pub fn body_mut(&self) -> Result<cell::RefMut<'_, Body>> {
+    pub fn body_mut(&self) -> Result<BorrowedMut<'_, Body>> {
         self.0
             .body
             .try_borrow_mut()
+            .map(BorrowedMut::cell)
             .map_err(|_| mutation_refused(&self.0))
     }
 
@@ -432,8 +431,8 @@ impl Ref {
     }
 
     /// The array, if this node is one.
-    pub fn as_array(&self) -> Option<cell::Ref<'_, Array>> {
-        cell::Ref::filter_map(self.body(), |b| match b {
+    pub fn as_array(&self) -> Option<Borrowed<'_, Array>> {
+        Borrowed::filter_map(self.body(), |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
         })
@@ -441,8 +440,8 @@ impl Ref {
     }
 
     /// The hash, if this node is one.
-    pub fn as_hash(&self) -> Option<cell::Ref<'_, Hash>> {
-        cell::Ref::filter_map(self.body(), |b| match b {
+    pub fn as_hash(&self) -> Option<Borrowed<'_, Hash>> {
+        Borrowed::filter_map(self.body(), |b| match b {
             Body::Hash(h) => Some(h),
             _ => None,
         })
@@ -457,21 +456,36 @@ impl Ref {
     /// r.array_mut().unwrap().push(Value::from(1));
     /// assert_eq!(r.as_array().unwrap().len(), 1);
     /// ```
-    pub fn array_mut(&self) -> Result<cell::RefMut<'_, Array>> {
-        cell::RefMut::filter_map(self.body_mut()?, |b| match b {
+    pub fn array_mut(&self) -> Result<BorrowedMut<'_, Array>> {
+        self.part_mut("an array", |b| match b {
             Body::Array(a) => Some(a),
             _ => None,
         })
-        .map_err(|_| Error::new(ErrorKind::WrongBody("an array")))
     }
 
     /// The hash for changing. Errors if the node is not a hash or is in use.
-    pub fn hash_mut(&self) -> Result<cell::RefMut<'_, Hash>> {
-        cell::RefMut::filter_map(self.body_mut()?, |b| match b {
+    pub fn hash_mut(&self) -> Result<BorrowedMut<'_, Hash>> {
+        self.part_mut("a hash", |b| match b {
             Body::Hash(h) => Some(h),
             _ => None,
         })
-        .map_err(|_| Error::new(ErrorKind::WrongBody("a hash")))
+    }
+
+    /// What `pick` finds in the body, borrowed for changing; `WrongBody`
+    /// naming `what` when it finds nothing.
+    fn part_mut<T>(
+        &self,
+        what: &'static str,
+        pick: impl FnOnce(&mut Body) -> Option<&mut T>,
+    ) -> Result<BorrowedMut<'_, T>> {
+        let body = self
+            .0
+            .body
+            .try_borrow_mut()
+            .map_err(|_| mutation_refused(&self.0))?;
+        cell::RefMut::filter_map(body, pick)
+            .map(BorrowedMut::cell)
+            .map_err(|_| Error::new(ErrorKind::WrongBody(what)))
     }
 
     /// A weak handle on the same node.

@@ -107,20 +107,78 @@ pub(crate) fn number(s: &[u8]) -> Option<Number> {
     text.parse::<f64>().ok().map(Number::F)
 }
 
-/// Whether the string `s` is an integer as [`number`] reads it (digits,
-/// a sign, whitespace around): what an integer target takes.
+/// The integer the string `s` is, when [`number`] reads it as a number
+/// whose exact value is an integer that fits in 64 bits: `"12"`, `" -5 "`,
+/// and also `"2.00"` (a `DECIMAL` column as DBI returns it), `"1e3"`,
+/// `"2.5e1"`. `"2.5"` is a fraction; `"abc"` no number; `"1e30"` and
+/// `"Inf"` no integer that fits. Decided on the digits, not a float, so
+/// `"18446744073709551615.0"` is `u64::MAX` and `"1.0000000000000000001"`
+/// a fraction.
 pub(crate) fn integer(s: &[u8]) -> Result<Number, NotInteger> {
     match number(s) {
         Some(n @ (Number::U(_) | Number::I(_))) => Ok(n),
-        Some(Number::F(_)) => Err(NotInteger::Fraction),
+        Some(Number::F(_)) => exact_integer(s).ok_or(NotInteger::Fraction),
         None => Err(NotInteger::NotANumber),
+    }
+}
+
+/// The exact integer a decimal string (one [`number`] read) is: its
+/// digits with the point moved by the exponent, when no digit but `0`
+/// falls after the point and the rest fits in 64 bits.
+fn exact_integer(s: &[u8]) -> Option<Number> {
+    let start = s.iter().position(|&b| !space(b))?;
+    let end = s.iter().rposition(|&b| !space(b))? + 1;
+    let t = &s[start..end];
+    let (neg, body) = match t.first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (mantissa, exp) = match body.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(at) => (&body[..at], std::str::from_utf8(&body[at + 1..]).ok()?),
+        None => (body, "0"),
+    };
+    // A digit-free exponent (Inf, NaN) fails to parse; a huge one is no
+    // integer that fits.
+    let exp: i64 = exp.parse().ok()?;
+    if !mantissa.iter().all(|&b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let point = mantissa.iter().position(|&b| b == b'.');
+    let int_len = point.unwrap_or(mantissa.len());
+    let digits: Vec<u8> = mantissa
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_digit)
+        .collect();
+    // Where the point falls among the digits once the exponent moves it.
+    let at = usize::try_from(i64::try_from(int_len).ok()?.checked_add(exp)?).unwrap_or(0);
+    let (whole, fraction) = digits.split_at(at.min(digits.len()));
+    if fraction.iter().any(|&d| d != b'0') {
+        return None;
+    }
+    if whole.iter().all(|&d| d == b'0') {
+        return Some(Number::U(0));
+    }
+    let mut u: u64 = 0;
+    for &d in whole
+        .iter()
+        .chain(std::iter::repeat_n(&b'0', at.saturating_sub(digits.len())))
+    {
+        u = u.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    match (neg, u) {
+        (false, u) | (true, u @ 0) => Some(Number::U(u)),
+        (true, u) if u <= 1 << 63 => Some(Number::I((u as i64).wrapping_neg())),
+        _ => None,
     }
 }
 
 /// Why a string is no integer ([`integer`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum NotInteger {
-    /// A number, but not written as an integer (`"2.5"`, `"1e3"`).
+    /// A number, but not an integer that fits in 64 bits (`"2.5"`,
+    /// `"1e30"`).
     Fraction,
     /// Not a number at all (`"abc"`, `""`).
     NotANumber,
@@ -198,8 +256,8 @@ pub(crate) fn string_truth(s: &[u8]) -> bool {
 impl Value {
     /// The value as an `i64`, converted as Perl converts a scalar: an
     /// integer that fits, an integral float that fits, or a string that is
-    /// an integer in Perl's sense (`"12"`, `" -5 "`; not `"2.5"`, `"1e3"`
-    /// or `"abc"`). The strict [`Value::as_i64`] takes integers only.
+    /// an integer in Perl's sense (`"12"`, `" -5 "`, `"2.00"`, `"1e3"`;
+    /// not `"2.5"` or `"abc"`). The strict [`Value::as_i64`] takes integers only.
     ///
     /// ```
     /// use sereal::Value;
@@ -372,6 +430,39 @@ mod tests {
         ] {
             assert_eq!(n(not), None, "{not:?}");
         }
+    }
+
+    #[test]
+    fn integers_are_exact() {
+        let i = |s: &str| integer(s.as_bytes());
+        assert_eq!(i("12"), Ok(Number::U(12)));
+        assert_eq!(i(" 2.00 "), Ok(Number::U(2)));
+        assert_eq!(i("-2.0"), Ok(Number::I(-2)));
+        assert_eq!(i("-0.0"), Ok(Number::U(0)));
+        assert_eq!(i("1e3"), Ok(Number::U(1000)));
+        assert_eq!(i("2.5e1"), Ok(Number::U(25)));
+        assert_eq!(i("2500e-2"), Ok(Number::U(25)));
+        assert_eq!(i(".5e1"), Ok(Number::U(5)));
+        assert_eq!(i("0e999999999999"), Ok(Number::U(0)));
+        assert_eq!(i("18446744073709551615.0"), Ok(Number::U(u64::MAX)));
+        assert_eq!(i("1.8446744073709551615e19"), Ok(Number::U(u64::MAX)));
+        assert_eq!(i("-9.223372036854775808e18"), Ok(Number::I(i64::MIN)));
+        for frac in [
+            "2.5",
+            "1e-1",
+            "1.0000000000000000001",
+            "18446744073709551616.0",
+            "-9223372036854775809.0",
+            "1e30",
+            "1e99999999999999999999",
+            "Inf",
+            "NaN",
+            "0 but false",
+        ] {
+            assert!(i(frac).is_err(), "{frac:?}");
+        }
+        assert_eq!(i("abc"), Err(NotInteger::NotANumber));
+        assert_eq!(i("2.5"), Err(NotInteger::Fraction));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `Serialize` and `Deserialize` for [`Value`], so a graph converts to and
 //! from any serde format (JSON, say).
 
-use super::{Body, Hash, Key, Value};
+use super::{Body, Hash, Key, Ref, Value};
+use crate::blessed::protocol::{self, BLESSED, VALUE};
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::{self, SerializeMap, SerializeSeq};
 use std::cell::Cell;
@@ -44,12 +45,23 @@ fn text_or_bytes<S: ser::Serializer>(s: S, bytes: &[u8]) -> Result<S::Ok, S::Err
 
 /// Serializes the data of a graph: scalars as themselves, byte strings as
 /// text when they are valid UTF-8, arrays as sequences, hashes as maps,
-/// references and aliases as what they refer to (classes are not carried),
-/// a weak reference whose node is gone as unit. A cycle is an error.
+/// references and aliases as what they refer to, a weak reference whose
+/// node is gone as unit. A cycle is an error.
+///
+/// A blessed reference keeps its class with this crate's serializers
+/// ([`to_vec`](crate::to_vec) writes an `OBJECT`, [`to_value`](crate::to_value)
+/// a blessed node; see [`crate::blessed`]); other formats get its referent
+/// alone, as if it were not blessed.
 ///
 /// ```
-/// let v = sereal::Value::hash([("id", sereal::Value::from(1)), ("tags", sereal::Value::array(["a"]))]);
+/// use sereal::{Ref, Value};
+/// let v = Value::hash([("id", Value::from(1)), ("tags", Value::array(["a"]))]);
 /// assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"id":1,"tags":["a"]}"#);
+///
+/// let obj = Value::Ref(Ref::array(vec![Value::from(1)]).blessed("Pair"));
+/// assert_eq!(serde_json::to_string(&obj).unwrap(), "[1]");
+/// let back = sereal::decode(&sereal::to_vec(&obj).unwrap()).unwrap();
+/// assert_eq!(back.node().unwrap().class().unwrap().as_bytes(), b"Pair");
 /// ```
 impl ser::Serialize for Value {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -72,28 +84,62 @@ impl ser::Serialize for Value {
                 let Some(node) = self.node() else {
                     return s.serialize_unit();
                 };
-                let _nested = Nested::enter()?;
-                let body = node
-                    .try_body()
-                    .map_err(|_| ser::Error::custom("a node is borrowed for writing"))?;
-                crate::stack::deeper(|| match &*body {
-                    Body::Scalar(v) => v.serialize(s),
-                    Body::Array(a) | Body::Frozen(a) => {
-                        let mut seq = s.serialize_seq(Some(a.len()))?;
-                        a.iter().try_for_each(|v| seq.serialize_element(v))?;
-                        seq.end()
-                    }
-                    Body::Hash(h) => {
-                        let mut map = s.serialize_map(Some(h.len()))?;
-                        for (k, v) in h.iter() {
-                            map.serialize_entry(&*String::from_utf8_lossy(k.as_bytes()), v)?;
-                        }
-                        map.end()
-                    }
-                    Body::Regexp(re) => text_or_bytes(s, re.pattern.as_bytes()),
-                })
+                match node.class() {
+                    Some(class) => s.serialize_newtype_struct(BLESSED, &Object { node, class }),
+                    None => referent(&node, s),
+                }
             }
         }
+    }
+}
+
+/// What a node holds, without its class.
+fn referent<S: ser::Serializer>(node: &Ref, s: S) -> Result<S::Ok, S::Error> {
+    let _nested = Nested::enter()?;
+    let body = node
+        .try_body()
+        .map_err(|_| ser::Error::custom("a node is borrowed for writing"))?;
+    crate::stack::deeper(|| match &*body {
+        Body::Scalar(v) => ser::Serialize::serialize(v, s),
+        Body::Array(a) | Body::Frozen(a) => {
+            let mut seq = s.serialize_seq(Some(a.len()))?;
+            a.iter().try_for_each(|v| seq.serialize_element(v))?;
+            seq.end()
+        }
+        Body::Hash(h) => {
+            let mut map = s.serialize_map(Some(h.len()))?;
+            for (k, v) in h.iter() {
+                map.serialize_entry(&*String::from_utf8_lossy(k.as_bytes()), v)?;
+            }
+            map.end()
+        }
+        Body::Regexp(re) => text_or_bytes(s, re.pattern.as_bytes()),
+    })
+}
+
+/// A blessed node, given with the private name of [`crate::blessed`]: its
+/// class and referent to this crate's serializers, which ask for them, and
+/// its referent alone to any other.
+struct Object {
+    node: Ref,
+    class: Key,
+}
+
+impl ser::Serialize for Object {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !protocol::parts_asked() {
+            return referent(&self.node, s);
+        }
+        let class = String::from_utf8_lossy(self.class.as_bytes());
+        protocol::write_parts(s, &class, &Referent(&self.node))
+    }
+}
+
+struct Referent<'a>(&'a Ref);
+
+impl ser::Serialize for Referent<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        referent(self.0, s)
     }
 }
 
@@ -136,7 +182,14 @@ impl<'de> Visitor<'de> for ValueVisitor {
         de::Deserialize::deserialize(d)
     }
     fn visit_newtype_struct<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        de::Deserialize::deserialize(d)
+        d.deserialize_any(self)
+    }
+    // An object, from this crate's deserializers (or a tagged value, from
+    // a format that has tags): the class, then the referent.
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
+        use de::VariantAccess;
+        let (KeyText(class), referent) = data.variant::<KeyText>()?;
+        Ok(protocol::bless(referent.newtype_variant::<Value>()?, class))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = super::Array::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
@@ -201,13 +254,31 @@ impl Visitor<'_> for KeyVisitor {
 /// Builds a graph (a tree) from any serde data: sequences become arrays,
 /// maps hashes, text byte strings when ASCII and UTF-8 strings otherwise.
 ///
+/// From this crate's deserializers ([`from_slice`](crate::from_slice),
+/// streams, [`from_value`](crate::from_value)), an object comes back
+/// blessed into its class: its referent is read as a `Value`, and a
+/// container so read is blessed, anything else is referred to by a blessed
+/// scalar cell (as [`decode`](crate::decode) gives a blessed scalar
+/// reference). A frozen object comes back as a blessed array of its
+/// FREEZE values; a weak reference or an `ALIAS` to an object reads as
+/// the unblessed referent. From a format with tags, a tagged value (which
+/// serde hands over as an enum) is blessed into its tag.
+///
 /// ```
 /// let v: sereal::Value = serde_json::from_str(r#"{"a": [1, 2.5, null]}"#).unwrap();
 /// assert_eq!(v, sereal::Value::hash([("a", sereal::Value::array([
 ///     sereal::Value::from(1), sereal::Value::from(2.5), sereal::Value::Undef]))]));
+///
+/// let bytes = sereal::to_vec(&sereal::Blessed::new("My::Prefs", [("size", 3)].into_iter()
+///     .collect::<std::collections::BTreeMap<_, _>>())).unwrap();
+/// let v: sereal::Value = sereal::from_slice(&bytes).unwrap();
+/// assert_eq!(v.node().unwrap().class().unwrap().as_bytes(), b"My::Prefs");
 /// ```
 impl<'de> de::Deserialize<'de> for Value {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(ValueVisitor)
+        // The private name of `crate::blessed`: this crate's deserializers
+        // hand an object over with its class; others read on as
+        // `deserialize_any`.
+        d.deserialize_newtype_struct(VALUE, ValueVisitor)
     }
 }

@@ -366,28 +366,30 @@ impl Read for PieceReader<'_> {
 /// records until the first error, and the error.
 pub fn from_reader_recs(r: impl Read, opts: DecoderOptions) -> Yield {
     let mut it = Deserializer::from_reader_with(r, opts).into_iter::<Rec>();
-    let mut got = Vec::new();
-    while let Some(rec) = it.next() {
-        match rec {
-            Ok(rec) => got.push((rec, it.byte_offset())),
-            Err(e) => {
-                assert!(it.next().is_none(), "the stream is over after {e:?}");
-                return (got, Some(e));
-            }
-        }
-    }
-    (got, None)
+    until_error(|| {
+        let rec = it.next()?;
+        Some((rec, it.byte_offset()))
+    })
 }
 
 /// As [`from_reader_recs`], over a slice.
 pub fn from_slice_recs(bytes: &[u8], opts: DecoderOptions) -> Yield {
     let mut it = Deserializer::from_slice_with(bytes, opts).into_iter::<Rec>();
+    until_error(|| {
+        let rec = it.next()?;
+        Some((rec, it.byte_offset()))
+    })
+}
+
+/// The records `next` yields with their offsets, until the first error
+/// (after which it must yield nothing), and that error.
+fn until_error(mut next: impl FnMut() -> Option<(sereal::Result<Rec>, usize)>) -> Yield {
     let mut got = Vec::new();
-    while let Some(rec) = it.next() {
+    while let Some((rec, at)) = next() {
         match rec {
-            Ok(rec) => got.push((rec, it.byte_offset())),
+            Ok(rec) => got.push((rec, at)),
             Err(e) => {
-                assert!(it.next().is_none(), "the stream is over after {e:?}");
+                assert!(next().is_none(), "the stream is over after {e:?}");
                 return (got, Some(e));
             }
         }
