@@ -64,7 +64,7 @@ mod value;
 pub use compound::Compound;
 use key::KeySerializer;
 pub use options::SerializerOptions;
-use strings::{ascii, Tables};
+use strings::Tables;
 pub use value::to_value;
 
 /// Writes a `bool` as Perl code keeps a flag, the integer `1` or `0`
@@ -202,10 +202,26 @@ impl<'w> Serializer<'w> {
 
     #[inline]
     fn string(&mut self, bytes: &[u8], utf8: bool) {
-        if self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3 {
+        if self.dedupes(bytes) {
             return self.deduped_string(bytes, utf8);
         }
         self.pv(bytes, utf8);
+    }
+
+    /// Text, as Perl writes its strings: ASCII without the UTF-8 flag.
+    #[inline]
+    fn text(&mut self, s: &str) {
+        if self.dedupes(s.as_bytes()) {
+            return self.deduped_string(s.as_bytes(), !s.is_ascii());
+        }
+        protocol::write_text(self.out, s);
+    }
+
+    /// Whether a string value of these bytes is written through the
+    /// `dedupe_strings` table (those of 3 bytes or fewer never gain).
+    #[inline(always)]
+    fn dedupes(&self, bytes: &[u8]) -> bool {
+        self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3
     }
 
     /// A string with `dedupe_strings`: a `COPY` of an equal one written
@@ -581,13 +597,12 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     }
     #[inline]
     fn serialize_char(self, v: char) -> Result<()> {
-        self.string(v.encode_utf8(&mut [0; 4]).as_bytes(), !v.is_ascii());
+        self.text(v.encode_utf8(&mut [0; 4]));
         Ok(())
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
-        // As Perl writes its strings: ASCII without the UTF-8 flag.
-        self.string(v.as_bytes(), !ascii(v.as_bytes()));
+        self.text(v);
         Ok(())
     }
     #[inline]

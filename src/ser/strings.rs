@@ -116,39 +116,3 @@ impl FieldCache {
         self.0[slot] = (addr, len, off);
     }
 }
-
-/// Whether `b` is ASCII: as `<[u8]>::is_ascii`, with short strings (the
-/// common ones: names, codes, keys) tested as two overlapping words, no
-/// loop and no alignment prologue.
-#[inline(always)]
-pub(super) fn ascii(b: &[u8]) -> bool {
-    let n = b.len();
-    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-    match n {
-        0 => true,
-        // the first, middle and last bytes are all of them
-        1..=3 => (b[0] | b[n / 2] | b[n - 1]) < 0x80,
-        4..=7 => (half(0) | half(n - 4)) & 0x8080_8080 == 0,
-        8..=16 => (word(0) | word(n - 8)) & 0x8080_8080_8080_8080 == 0,
-        _ => b.is_ascii(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// `ascii` is `is_ascii` at every length and every position of a
-    /// non-ASCII byte.
-    #[test]
-    fn ascii_is_is_ascii() {
-        for n in 0..40 {
-            let mut b = vec![b'a'; n];
-            assert!(super::ascii(&b), "{n}");
-            for i in 0..n {
-                b[i] = 0xc3;
-                assert!(!super::ascii(&b), "{n} {i}");
-                b[i] = b'a';
-            }
-        }
-    }
-}
