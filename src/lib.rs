@@ -149,7 +149,8 @@ pub use blessed::{Blessed, PerlClass};
 pub use compress::Compression;
 #[cfg(feature = "serde")]
 pub use de::{
-    from_reader, from_reader_with, from_slice, from_slice_with, from_value, Deserializer,
+    from_reader, from_reader_with, from_slice, from_slice_with, from_value, from_value_with,
+    Deserializer,
 };
 pub use decoder::{
     decode, decode_bytes, looks_like_sereal, Decoder, DecoderOptions, Documents, Header, ThawOrder,

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 #[test]
 fn visitor_errors_carry_the_offset_of_the_value() {
-    // ARRAYREF_2 at 6, 1 at 7, 2 at 8: the 2 is not a string.
-    let e = from_slice::<(u8, String)>(b"=\xF3rl\x05\x00\x42\x01\x02").unwrap_err();
+    // ARRAYREF_2 at 6, 1 at 7, 2 at 8: the 2 is not a char.
+    let e = from_slice::<(u8, char)>(b"=\xF3rl\x05\x00\x42\x01\x02").unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Message(_)), "{e:?}");
     assert_eq!(e.offset(), Some(8), "{e}");
     // A missing field: the hash's offset.

@@ -600,7 +600,7 @@ fn from_value_reads_derived_types_with_perls_conventions() {
         ("id", Value::from(-1)),
         ("id", Value::Double(1.5)),
         ("name", Value::Utf8(sereal::Str::new(b"\xff"))),
-        ("truths", Value::array([Value::from(2)])),
+        ("truths", Value::array([Value::from("2")])),
         ("truths", Value::array([Value::from("yes")])),
         ("by_id", Value::hash([("x", "no")])),
         ("by_id", Value::hash([("70000", "no")])),
@@ -762,7 +762,7 @@ fn from_value_takes_a_document_and_its_errors_are_the_crates() {
     }
     assert_eq!(first(&to_vec(&["a"]).unwrap()).unwrap(), "a");
     assert!(first(b"junk").is_err());
-    let e = first(&to_vec(&[1]).unwrap()).unwrap_err();
+    let e = first(&to_vec(&[[1]]).unwrap()).unwrap_err();
     assert_eq!(e.classify(), sereal::Category::Data);
     // data Sereal cannot carry
     let v = Value::array([Value::Foreign(sereal::Foreign::new(3u8))]);

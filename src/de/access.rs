@@ -38,7 +38,7 @@ impl<'de> de::Deserializer<'de> for &mut Body<'de> {
             return visitor.visit_f64(d).map_err(|e| self.cur.place(e, at));
         }
         // Anything else the general way, out of line.
-        self.parse_item(visitor, Want::Any, false)
+        self.parse_item(visitor, Want::Float, false)
     }
 
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -47,7 +47,8 @@ impl<'de> de::Deserializer<'de> for &mut Body<'de> {
 
     forward!(Want::Any; deserialize_any, deserialize_bytes, deserialize_byte_buf, deserialize_unit,
         deserialize_ignored_any);
-    forward!(Want::Text; deserialize_char, deserialize_str, deserialize_string, deserialize_identifier);
+    forward!(Want::Text; deserialize_char, deserialize_identifier);
+    forward!(Want::Str; deserialize_str, deserialize_string);
     // Small enough to inline into a sequence's loop (see `parse`).
     forward!(#[inline] Want::Int; deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_i128,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128);

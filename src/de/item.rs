@@ -1,6 +1,7 @@
 //! Reading one value: the tag dispatcher of the serde deserializer.
 
 use super::*;
+use crate::value::perl::Number;
 
 impl<'de> Body<'de> {
     /// Reads one value and hands it to `visitor`. The commonest untracked
@@ -38,11 +39,13 @@ impl<'de> Body<'de> {
             }
             // One-byte integers as `u8`, which every integer visitor
             // takes without a range check.
-            Some(&t @ tag::POS_0..=tag::POS_15) if want != Want::Bool || t > 1 => {
+            // (Where a `bool` or a string is wanted, `parse_item` reads
+            // numbers.)
+            Some(&t @ tag::POS_0..=tag::POS_15) if !perl::from_numbers(want) => {
                 self.cur.set_pos(at + 1);
                 return visitor.visit_u8(t).map_err(|e| self.cur.place(e, at));
             }
-            Some(&t @ tag::NEG_16..=tag::NEG_1) => {
+            Some(&t @ tag::NEG_16..=tag::NEG_1) if !perl::from_numbers(want) => {
                 self.cur.set_pos(at + 1);
                 return visitor
                     .visit_i64(i64::from(t) - 32)
@@ -53,7 +56,7 @@ impl<'de> Body<'de> {
             // memory stalls on reading it back. Longer ones, like every
             // other tag, are `parse_item`'s, out of line, which keeps this
             // small enough to inline where an integer is wanted.
-            Some(&t @ (tag::VARINT | tag::ZIGZAG)) => {
+            Some(&t @ (tag::VARINT | tag::ZIGZAG)) if !perl::from_numbers(want) => {
                 let b = self.cur.bytes();
                 let r = match (b.get(at + 1), b.get(at + 2)) {
                     (Some(&n @ 0..=0x7f), _) => Some((u64::from(n), 2)),
@@ -292,6 +295,10 @@ impl<'de> Body<'de> {
                 tag::POS_0..=tag::POS_15 if want == Want::Bool && t <= 1 => {
                     visitor.visit_bool(t == 1)
                 }
+                tag::POS_0..=tag::DOUBLE if self.opts.perl && perl::from_numbers(want) => {
+                    let n = self.number(t)?;
+                    perl::number(visitor, n, want)
+                }
                 tag::POS_0..=tag::POS_15 => visitor.visit_u64(u64::from(t)),
                 tag::NEG_16..=tag::NEG_1 => visitor.visit_i64(i64::from(t) - 32),
                 tag::VARINT => visitor.visit_u64(self.cur.varint()?),
@@ -356,6 +363,31 @@ impl<'de> Body<'de> {
             };
             return v.map_err(|e| self.cur.place(e, at));
         }
+    }
+
+    /// The number whose tag `t` (`POS_0` to `DOUBLE`) was just read.
+    #[cold]
+    fn number(&mut self, t: u8) -> Result<Number> {
+        Ok(match t {
+            tag::POS_0..=tag::POS_15 => Number::U(u64::from(t)),
+            tag::NEG_16..=tag::NEG_1 => Number::I(i64::from(t) - 32),
+            tag::VARINT => Number::U(self.cur.varint()?),
+            tag::ZIGZAG => match protocol::zigzag_decode(self.cur.varint()?) {
+                i if i < 0 => Number::I(i),
+                i => Number::U(i as u64),
+            },
+            tag::FLOAT => {
+                let r = self.cur.take(4)?;
+                let f = f32::from_le_bytes(self.cur.bytes()[r].try_into().expect("4 bytes"));
+                Number::F(f64::from(f))
+            }
+            _ => {
+                let r = self.cur.take(8)?;
+                Number::F(f64::from_le_bytes(
+                    self.cur.bytes()[r].try_into().expect("8 bytes"),
+                ))
+            }
+        })
     }
 
     /// Pays for the `n` elements (entries if `hash`) of the container at

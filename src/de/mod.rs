@@ -12,6 +12,55 @@
 //! float, bool and char key types parse them. `&str` and `&[u8]` borrow
 //! from an uncompressed input.
 //!
+//! # Perl's scalars into Rust types
+//!
+//! Perl is weakly typed: DBI gives every column as a string (`"12"`),
+//! flags as `""` and `"1"`, NULL as undef. So by default a typed target
+//! reads a scalar as Perl would use it, in [`from_slice`], the typed
+//! streams and [`from_value`] alike. What each tag reads into:
+//!
+//! | Tag | integer | `f32`/`f64` | `bool` | `String`/`&str` | bytes | `Option<T>` |
+//! |---|---|---|---|---|---|---|
+//! | `POS`, `NEG`, `VARINT`, `ZIGZAG` | in range | yes | `0`/`1`; any, true if not 0 ¹ | decimal text ¹ | no | `Some` |
+//! | `FLOAT`, `DOUBLE` | integral and in range | yes | true if not 0 ¹ | Perl's `%.15g`: `0.1`, `1e+21`, `3` ¹ | no | `Some` |
+//! | a string that is an integer (`"12"`, `" -5 "`, `"18446744073709551615"`, `"2.00"`, `"1e3"`) | in range ¹ | yes ¹ | `"0"`/`"1"` | yes | yes | `Some` |
+//! | a string that is another number (`"2.50"`, `"1e-3"`, `"Inf"`) | error: "string \"2.5\" is not an integer" ¹ | yes ¹ | no | yes | yes | `Some` |
+//! | any other string (`"abc"`, `""`) | error: "string \"abc\" is not a number" ¹ | error, the same ¹ | `""` | yes | yes | `Some` |
+//! | `TRUE`, `FALSE`, `YES`, `NO` | no | no | yes | no | no | `Some` |
+//! | `UNDEF`, `CANONICAL_UNDEF` | no | no | no | no | no | `None` (and `()`) |
+//! | `LONG_DOUBLE`, `FLOAT_128` | no | no | no | no | their 16 bytes | `Some` |
+//!
+//! ¹ Not with [`DecoderOptions::strict_types`], which reads only what each
+//! tag is (the "no" cells, and these, are serde's type errors then).
+//! "in range" is the target's: `"300"` into a `u8` is the visitor's
+//! out-of-range error. On the byte path every error carries the offset of
+//! the value.
+//!
+//! A number in a string is one by Perl's `looks_like_number`, exactly and
+//! conservatively: whitespace before and after (as Perl takes it), a
+//! sign, digits with an optional fraction and exponent, `Inf`/`Infinity`/
+//! `NaN` in any case, and `"0 but true"`; not hex, underscores or trailing
+//! text (which Perl numifies with a warning). An integer target takes a string
+//! whose exact value is an integer, decided on its digits (no float in
+//! between): `"2.00"` (a `DECIMAL` column) and `"1e3"` read into a `u32`,
+//! `"2.5"` and `"1.0000000000000000001"` do not. The same rule gives [`Value::to_i64`],
+//! [`Value::to_u64`], [`Value::to_f64`], [`Value::to_bool`] and
+//! [`Value::to_perl_string`], the lenient accessors beside the strict
+//! `as_*` ones.
+//!
+//! Untouched: self-describing targets (`deserialize_any`: `sereal::Value`,
+//! `serde_json::Value`, untagged enums) get each scalar as it is, a string
+//! as a string; `char` and field and variant names read text only; hash
+//! keys parse as before (Rust's `str::parse` for number key types). The
+//! conversions are reached only when the typed path misses (a string where
+//! a number is wanted), out of line.
+//!
+//! [`Value::to_i64`]: crate::Value::to_i64
+//! [`Value::to_u64`]: crate::Value::to_u64
+//! [`Value::to_f64`]: crate::Value::to_f64
+//! [`Value::to_bool`]: crate::Value::to_bool
+//! [`Value::to_perl_string`]: crate::Value::to_perl_string
+//!
 //! A `STR_UTF8` string whose bytes are not valid UTF-8 (Perl's decoder
 //! takes those as they are, as [`decode`](crate::decode) does) is an
 //! `InvalidUtf8` error for a target that wants text (`String`, `&str`,
@@ -41,6 +90,7 @@ use std::ops::Range;
 mod access;
 mod item;
 mod object;
+mod perl;
 mod read;
 mod root;
 mod stream;
@@ -49,7 +99,9 @@ mod value;
 
 use access::{Elements, Entries};
 use read::Options;
-pub use read::{from_reader, from_reader_with, from_slice, from_slice_with, from_value};
+pub use read::{
+    from_reader, from_reader_with, from_slice, from_slice_with, from_value, from_value_with,
+};
 use root::Root;
 pub use stream::{Deserializer, IoRead, SliceRead, StreamDeserializer};
 
@@ -60,10 +112,29 @@ enum Want {
     /// not (Perl's decoder takes such bytes as they are) is visited as
     /// bytes, unless `validate_utf8` is set.
     Any,
-    /// Text: a string flagged UTF-8 whose bytes are not is an error.
+    /// Text: a string flagged UTF-8 whose bytes are not is an error
+    /// (`char`, an identifier).
     Text,
+    /// Text for a `str` or `String`: as `Text`, and a number reads as
+    /// Perl's text of it (unless `strict_types`).
+    Str,
+    /// An integer: a string reads as the integer Perl reads from it
+    /// (unless `strict_types`).
     Int,
+    /// A float: a string reads as the number Perl reads from it (unless
+    /// `strict_types`).
+    Float,
+    /// A `bool`: also `0`/`1` and `""`/`"0"`/`"1"`, and any number
+    /// (unless `strict_types`).
     Bool,
+}
+
+impl Want {
+    /// Whether the target wants text (`Text` or `Str`).
+    #[inline(always)]
+    fn text(self) -> bool {
+        matches!(self, Want::Text | Want::Str)
+    }
 }
 
 /// The reader of one document's body: the serde `Deserializer` that
@@ -117,6 +188,8 @@ struct Limits {
     refuse_objects: bool,
     use_undef: bool,
     validate_utf8: bool,
+    /// Perl's scalars read as Perl reads them (not `strict_types`).
+    perl: bool,
 }
 
 /// Positions of the tracked items read so far (what REFP and ALIAS may
@@ -291,6 +364,7 @@ impl<'de> Body<'de> {
                 refuse_objects: opts.refuse_objects,
                 use_undef: opts.use_undef,
                 validate_utf8: opts.validate_utf8,
+                perl: !opts.strict_types,
             },
             stack,
             seen: Rare(ManuallyDrop::new(None)),

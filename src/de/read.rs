@@ -186,3 +186,22 @@ where
 {
     super::value::read(value.borrow(), &DEFAULTS)
 }
+
+/// As [`from_value`], with `opts`' serde depth limit, `validate_utf8` and
+/// [`strict_types`](DecoderOptions::strict_types) (the other options are
+/// the decoder's, for bytes).
+///
+/// ```
+/// use sereal::{DecoderOptions, Value};
+/// let v = Value::from("12");
+/// assert_eq!(sereal::from_value_with::<u64, _>(&v, &DecoderOptions::new()).unwrap(), 12);
+/// let strict = DecoderOptions::new().strict_types(true);
+/// assert!(sereal::from_value_with::<u64, _>(&v, &strict).is_err());
+/// ```
+pub fn from_value_with<T, V>(value: &V, opts: &DecoderOptions) -> Result<T>
+where
+    T: de::DeserializeOwned,
+    V: std::borrow::Borrow<crate::Value> + ?Sized,
+{
+    super::value::read(value.borrow(), opts)
+}

@@ -14,13 +14,16 @@ impl<'de> Body<'de> {
         if want == Want::Bool && matches!(&self.cur.bytes()[r.clone()], b"" | b"0" | b"1") {
             return visitor.visit_bool(&self.cur.bytes()[r] == b"1");
         }
+        if perl::numeric(want) && self.opts.perl {
+            return perl::string(visitor, &self.cur.bytes()[r], want);
+        }
         // Bytes flagged UTF-8 that are not: text cannot take them, and
         // `validate_utf8` refuses those Perl's rule refuses; anything else
         // is offered them as bytes, as the decoder keeps them, and a visitor
         // that takes no bytes (`serde_json::Value`) is told what is wrong
         // with them.
         let refused = |b: &[u8]| {
-            utf8 && (want == Want::Text || self.opts.validate_utf8 && !protocol::is_perl_utf8(b))
+            utf8 && (want.text() || self.opts.validate_utf8 && !protocol::is_perl_utf8(b))
         };
         let bad_utf8 = || self.cur.error_at(ErrorKind::InvalidUtf8, r.start);
         let offered = |v: Result<V::Value>| if utf8 { v.map_err(|_| bad_utf8()) } else { v };

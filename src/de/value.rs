@@ -27,11 +27,12 @@
 //!
 //! [`from_slice`]: super::from_slice
 
-use super::{float, text, Want};
+use super::{float, perl, text, Want};
 use crate::decoder::DecoderOptions;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol;
 use crate::stack::{HasStack, Stack};
+use crate::value::perl::Number;
 use crate::value::{Body, Key, Ref, Value};
 use serde::de::{self, DeserializeSeed, IgnoredAny, Visitor};
 use std::collections::hash_map::Entry;
@@ -44,7 +45,8 @@ mod object;
 use enums::enum_from;
 use key::MapKey;
 
-/// Reads a `T` from `value`, with `opts`' depth limit and `validate_utf8`.
+/// Reads a `T` from `value`, with `opts`' depth limit, `validate_utf8`
+/// and `strict_types`.
 pub(super) fn read<T: de::DeserializeOwned>(value: &Value, opts: &DecoderOptions) -> Result<T> {
     let mut walk = Walk {
         depth: 0,
@@ -54,6 +56,7 @@ pub(super) fn read<T: de::DeserializeOwned>(value: &Value, opts: &DecoderOptions
         met: HashMap::new(),
         fresh: true,
         validate_utf8: opts.validate_utf8,
+        perl: !opts.strict_types,
         stack: Stack::lazy(),
         unwrapped: None,
     };
@@ -97,6 +100,8 @@ struct Walk {
     /// add to the budget).
     fresh: bool,
     validate_utf8: bool,
+    /// Perl's scalars read as Perl reads them (not `strict_types`).
+    perl: bool,
     stack: Stack,
     /// The slot (its address) of an object being read as its referent, by
     /// a `Blessed` or a `Value` that took its class (see `object.rs`).
@@ -190,13 +195,16 @@ impl Walk {
         if want == Want::Bool && matches!(b, b"" | b"0" | b"1") {
             return visitor.visit_bool(b == b"1");
         }
+        if perl::numeric(want) && self.perl {
+            return perl::string(visitor, b, want);
+        }
         if let Some(s) = text(b) {
             return visitor.visit_str(s);
         }
         if !utf8 {
             return visitor.visit_bytes(b);
         }
-        if want == Want::Text || self.validate_utf8 && !protocol::is_perl_utf8(b) {
+        if want.text() || self.validate_utf8 && !protocol::is_perl_utf8(b) {
             return Err(Error::new(ErrorKind::InvalidUtf8));
         }
         // A visitor that takes no bytes is told what is wrong with them.
@@ -217,6 +225,11 @@ impl<'v> Item<'_, 'v> {
     /// Reads the slot and hands it to `visitor`.
     fn read<'de, V: Visitor<'de>>(self, visitor: V, want: Want) -> Result<V::Value> {
         self.walk.charge()?;
+        if self.walk.perl && perl::from_numbers(want) {
+            if let Some(n) = number(self.value) {
+                return perl::number(visitor, n, want);
+            }
+        }
         match self.value {
             Value::Undef | Value::CanonicalUndef => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
@@ -370,6 +383,18 @@ fn reads_as_undef(walk: &Walk, v: &Value) -> bool {
     }
 }
 
+/// The number `v` holds, if it is one.
+fn number(v: &Value) -> Option<Number> {
+    Some(match *v {
+        Value::Int(i) if i < 0 => Number::I(i),
+        Value::Int(i) => Number::U(i as u64),
+        Value::UInt(u) => Number::U(u),
+        Value::Float(f) => Number::F(f64::from(f)),
+        Value::Double(d) => Number::F(d),
+        _ => return None,
+    })
+}
+
 /// A non-negative integer: `0` and `1` are booleans where one is wanted.
 fn unsigned<'de, V: Visitor<'de>>(visitor: V, u: u64, want: Want) -> Result<V::Value> {
     match (want, u) {
@@ -494,12 +519,12 @@ impl<'de> de::Deserializer<'de> for Item<'_, '_> {
     }
 
     wanting!(Want::Any; deserialize_any(), deserialize_bytes(), deserialize_byte_buf(),
-        deserialize_unit(), deserialize_ignored_any(), deserialize_f32(), deserialize_f64(),
-        deserialize_seq(), deserialize_map(), deserialize_unit_struct(&'static str),
+        deserialize_unit(), deserialize_ignored_any(), deserialize_seq(), deserialize_map(), deserialize_unit_struct(&'static str),
         deserialize_tuple(usize), deserialize_tuple_struct(&'static str, usize),
         deserialize_struct(&'static str, &'static [&'static str]));
-    wanting!(Want::Text; deserialize_char(), deserialize_str(), deserialize_string(),
-        deserialize_identifier());
+    wanting!(Want::Text; deserialize_char(), deserialize_identifier());
+    wanting!(Want::Str; deserialize_str(), deserialize_string());
+    wanting!(Want::Float; deserialize_f32(), deserialize_f64());
     wanting!(Want::Int; deserialize_i8(), deserialize_i16(), deserialize_i32(), deserialize_i64(),
         deserialize_i128(), deserialize_u8(), deserialize_u16(), deserialize_u32(), deserialize_u64(),
         deserialize_u128());

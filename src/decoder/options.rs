@@ -137,6 +137,13 @@ pub struct DecoderOptions {
     /// been read; or, as Perl's decoder does, once the whole document is
     /// read, in Perl 5.004's order or Perl 5.003's.
     pub thaw_order: ThawOrder,
+    /// The serde deserializers ([`from_slice`](crate::from_slice),
+    /// [`from_value`](crate::from_value) and the typed streams) read only
+    /// what each tag is: no number from a string, no string from a number,
+    /// no `bool` from an integer other than 0 and 1 (default false: Perl's
+    /// scalars are read as Perl reads them; the table in the docs of
+    /// [`de`](crate::de) says what changes). The value decoder ignores it.
+    pub strict_types: bool,
 }
 
 /// When the decoder runs THAW handlers ([`DecoderOptions::thaw_order`]).
@@ -209,6 +216,7 @@ pub(crate) const DEFAULTS: DecoderOptions = DecoderOptions {
     set_readonly: false,
     set_readonly_scalars: false,
     thaw_order: ThawOrder::Immediate,
+    strict_types: false,
 };
 
 macro_rules! setters {
@@ -365,6 +373,7 @@ impl DecoderOptions {
         max_num_array_entries: usize,
         max_string_length: usize,
         thaw_deny_raw: bool,
+        strict_types: bool,
         max_document_size: usize,
         max_uncompressed_size: usize,
     }

@@ -318,6 +318,68 @@ pub(crate) fn write_padded_pv<const N: usize>(
     }
 }
 
+/// Writes the text `s` as Perl writes a string that holds it: without the
+/// UTF-8 flag when it is ASCII (`SHORT_BINARY`/`BINARY`, as Perl's own
+/// `"abc"`), as `STR_UTF8` otherwise. Text of 1 to 16 bytes (names, codes,
+/// keys: most of it) is tested for ASCII and copied in the same few loads
+/// and stores, two overlapping words (or halves, or bytes) read once; no
+/// call and no loop.
+#[inline(always)]
+pub(crate) fn write_text(out: &mut Vec<u8>, s: &str) {
+    let b = s.as_bytes();
+    let n = b.len();
+    let len = out.len();
+    if !(1..=16).contains(&n) || out.capacity() - len < 2 + 16 {
+        return write_pv(out, b, !b.is_ascii());
+    }
+    // The bytes as two overlapping pieces, each stored where it was read;
+    // for 1 to 3 bytes, the first, middle and last (all of them).
+    let w8 = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    let w4 = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+    let ascii = match n {
+        1..=3 => (b[0] | b[n / 2] | b[n - 1]) < 0x80,
+        4..=7 => (w4(0) | w4(n - 4)) & 0x8080_8080 == 0,
+        _ => (w8(0) | w8(n - 8)) & 0x8080_8080_8080_8080 == 0,
+    };
+    let spare = &mut out.spare_capacity_mut()[..2 + 16];
+    let head = if ascii {
+        spare[0].write(tag::SHORT_BINARY_0 | n as u8);
+        1
+    } else {
+        spare[0].write(tag::STR_UTF8);
+        // the varint of a length under 128 is the length
+        spare[1].write(n as u8);
+        2
+    };
+    let to = spare[head..].as_mut_ptr().cast::<u8>();
+    // SAFETY: `spare` holds 18 bytes from `len`, `to` is `head <= 2` bytes
+    // in, and each store below ends within the first `n <= 16` bytes from
+    // `to`: the head and the `n` bytes stored after it are the bytes the
+    // new length includes, all written.
+    unsafe {
+        match n {
+            1..=3 => {
+                to.write(b[0]);
+                to.add(n / 2).write(b[n / 2]);
+                to.add(n - 1).write(b[n - 1]);
+            }
+            4..=7 => {
+                to.cast::<u32>().write_unaligned(w4(0).to_le());
+                to.add(n - 4)
+                    .cast::<u32>()
+                    .write_unaligned(w4(n - 4).to_le());
+            }
+            _ => {
+                to.cast::<u64>().write_unaligned(w8(0).to_le());
+                to.add(n - 8)
+                    .cast::<u64>()
+                    .write_unaligned(w8(n - 8).to_le());
+            }
+        }
+        out.set_len(len + head + n);
+    }
+}
+
 /// Zigzag-maps a signed integer so small magnitudes make small varints.
 ///
 /// ```
@@ -466,6 +528,29 @@ pub(crate) fn is_perl_utf8(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// `write_text` writes what `write_pv` writes, at every length, with a
+    /// non-ASCII character at every position, and with the buffer's spare
+    /// room from none to plenty.
+    #[test]
+    fn write_text_is_write_pv() {
+        for n in 0..40 {
+            let mut texts = vec!["a".repeat(n)];
+            for i in 0..n.saturating_sub(1) {
+                texts.push(format!("{}é{}", "a".repeat(i), "a".repeat(n - i - 2)));
+            }
+            for t in &texts {
+                for spare in [0, 1, 17, 18, 64] {
+                    let mut want = b"head".to_vec();
+                    super::write_pv(&mut want, t.as_bytes(), !t.is_ascii());
+                    let mut got = Vec::with_capacity(4 + spare);
+                    got.extend_from_slice(b"head");
+                    super::write_text(&mut got, t);
+                    assert_eq!(got, want, "{t:?} with {spare} spare");
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -3,10 +3,35 @@
 //! Structs and maps become hashes (field names as keys, repeated keys written
 //! as `COPY` as Perl does), sequences and tuples arrays, `None` and `()`
 //! undef, unit variants strings, other variants one-key hashes (serde_json's
-//! externally tagged shape), byte slices binary strings, `char` and strings
-//! UTF-8 strings, a [`Blessed`](crate::Blessed) (or a blessed `Value`) an
-//! `OBJECT`/`OBJECTV` before its reference. No value graph is built on the
-//! way.
+//! externally tagged shape), a [`Blessed`](crate::Blessed) (or a blessed
+//! `Value`) an `OBJECT`/`OBJECTV` before its reference. No value graph is
+//! built on the way.
+//!
+//! # Scalars: what is written, and what Perl sees
+//!
+//! Each Rust scalar is written as Perl writes the scalar it would hold, and
+//! [`to_value`] and [`Value::from`](crate::Value::from) give the graph that
+//! encodes to the same tags (`tests/perl_scalars.rs` checks Perl's view of
+//! each row with Perl's Sereal):
+//!
+//! | Rust | Written as | `to_value` / `Value::from` | Perl sees |
+//! |---|---|---|---|
+//! | `String`, `&str`, `char`, a unit variant, ASCII | `SHORT_BINARY`/`BINARY` | `Value::Bytes` | a string, no UTF-8 flag (as Perl's own `"abc"`) |
+//! | the same, not ASCII | `STR_UTF8` | `Value::Utf8` | a string with the UTF-8 flag |
+//! | `&[u8]` (`serde_bytes`) | `SHORT_BINARY`/`BINARY` | `Value::Bytes` | a byte string |
+//! | `i8`..`i64`, `u8`..`u64` (`i128`/`u128` that fit) | `POS`/`NEG`/`VARINT`/`ZIGZAG` | `Value::Int` (`UInt` past `i64::MAX`) | an integer (`IOK`) |
+//! | `f32`; `f64` that single precision holds | `FLOAT` | `Value::Float` | a number (`NOK`) |
+//! | other `f64` | `DOUBLE` | `Value::Double` (`Value::from(f64)`, which the encoder writes as `FLOAT` when it can) | a number (`NOK`) |
+//! | `bool` | `YES`/`NO` (protocol 5); `1`/`""` before | `Value::Bool` | Perl's booleans: `1` and `""`, numerically 1 and 0 (`builtin::is_bool` from Perl 5.36) |
+//! | `None`, `()`, a unit struct | `UNDEF` | `Value::Undef` | undef |
+//! | `Some(v)` | as `v` | as `v` | as `v` |
+//!
+//! A `bool` stays a boolean: Perl's own `!!1` and `!!0` (5.36 writes them as
+//! `TRUE`/`FALSE`, which its decoder reads as it reads `YES`/`NO`), so a
+//! self-describing reader (`sereal::Value`, `serde_json::Value`, the JSON
+//! conversion) still sees `true` and `false`. Perl prints the false one as
+//! `""`; a Perl reader that wants the `0`/`1` it wrote itself gets them
+//! from a field written with [`perl_flag`]. Both read back into a `bool`.
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
@@ -42,6 +67,22 @@ pub use options::SerializerOptions;
 use strings::Tables;
 pub use value::to_value;
 
+/// Writes a `bool` as Perl code keeps a flag, the integer `1` or `0`
+/// (Perl prints `0` for false, where it prints `""` for a boolean): for
+/// `#[serde(serialize_with = "sereal::ser::perl_flag")]`. The field reads
+/// back into a `bool` as it is.
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct Row { #[serde(serialize_with = "sereal::ser::perl_flag")] active: bool }
+/// let bytes = sereal::to_vec(&Row { active: false }).unwrap();
+/// assert_eq!(sereal::decode(&bytes).unwrap().get("active"), Some(sereal::Value::from(0)));
+/// assert_eq!(sereal::from_slice::<Row>(&bytes).unwrap(), Row { active: false });
+/// ```
+pub fn perl_flag<S: ser::Serializer>(v: &bool, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_u8(u8::from(*v))
+}
+
 /// A serde serializer writing one Sereal document.
 ///
 /// ```
@@ -52,7 +93,7 @@ pub use value::to_value;
 /// let mut ser = sereal::Serializer::new(&mut out, Default::default()).unwrap();
 /// User { id: 1, name: "ann".into() }.serialize(&mut ser).unwrap();
 /// ser.finish().unwrap();
-/// assert_eq!(sereal::decode(&out).unwrap().get("name"), Some(sereal::Value::utf8("ann")));
+/// assert_eq!(sereal::decode(&out).unwrap().get("name"), Some(sereal::Value::from("ann")));
 /// ```
 pub struct Serializer<'w> {
     opts: SerializerOptions,
@@ -194,10 +235,26 @@ impl<'w> Serializer<'w> {
 
     #[inline]
     fn string(&mut self, bytes: &[u8], utf8: bool) {
-        if self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3 {
+        if self.dedupes(bytes) {
             return self.deduped_string(bytes, utf8);
         }
         self.pv(bytes, utf8);
+    }
+
+    /// Text, as Perl writes its strings: ASCII without the UTF-8 flag.
+    #[inline]
+    fn text(&mut self, s: &str) {
+        if self.dedupes(s.as_bytes()) {
+            return self.deduped_string(s.as_bytes(), !s.is_ascii());
+        }
+        protocol::write_text(self.out, s);
+    }
+
+    /// Whether a string value of these bytes is written through the
+    /// `dedupe_strings` table (those of 3 bytes or fewer never gain).
+    #[inline(always)]
+    fn dedupes(&self, bytes: &[u8]) -> bool {
+        self.opts.dedupe_strings && !self.no_copies && bytes.len() > 3
     }
 
     /// A string with `dedupe_strings`: a `COPY` of an equal one written
@@ -573,12 +630,12 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     }
     #[inline]
     fn serialize_char(self, v: char) -> Result<()> {
-        self.string(v.encode_utf8(&mut [0; 4]).as_bytes(), true);
+        self.text(v.encode_utf8(&mut [0; 4]));
         Ok(())
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
-        self.string(v.as_bytes(), true);
+        self.text(v);
         Ok(())
     }
     #[inline]

@@ -7,8 +7,9 @@
 //! and `u128` the same when they fit in 64 bits (an error otherwise), `f32`
 //! a [`Value::Float`], `f64` a `Float` when single precision holds it
 //! exactly (as the serializer writes `FLOAT` then) and a [`Value::Double`]
-//! otherwise, `str`, `char` and unit variants UTF-8 strings, bytes byte
-//! strings, `None`, `()` and unit structs undef, sequences and tuples
+//! otherwise, `str`, `char` and unit variants as [`Value::from`] makes
+//! them (byte strings when ASCII, as Perl has them, UTF-8 strings
+//! otherwise), bytes byte strings, `None`, `()` and unit structs undef, sequences and tuples
 //! arrays, maps and structs hashes (keys as the serializer writes them:
 //! UTF-8 flagged only when not ASCII), and a variant with content a hash of
 //! one key. A map that gives one key twice is the decoder's
@@ -35,7 +36,7 @@ use serde::ser::{self, Serialize};
 /// enum Shape { Dot, Circle { r: f64 } }
 /// let v = sereal::to_value(&(7u8, "é", vec![Shape::Dot, Shape::Circle { r: 0.1 }])).unwrap();
 /// let circle = Value::hash([("Circle", Value::hash([("r", Value::Double(0.1))]))]);
-/// let dot = Value::utf8("Dot");
+/// let dot = Value::from("Dot"); // ASCII: no UTF-8 flag, as Perl writes it
 /// assert_eq!(v, Value::array([Value::Int(7), Value::utf8("é"), Value::array([dot, circle])]));
 /// // what the bytes would have given
 /// let bytes = sereal::to_vec(&(7u8, "é", vec![Shape::Dot, Shape::Circle { r: 0.1 }])).unwrap();
@@ -177,10 +178,10 @@ impl<'b> ser::Serializer for Builder<'b> {
         })
     }
     fn serialize_char(self, v: char) -> Result<Value> {
-        Ok(Value::utf8(v.encode_utf8(&mut [0; 4])))
+        Ok(Value::from(&*v.encode_utf8(&mut [0; 4])))
     }
     fn serialize_str(self, v: &str) -> Result<Value> {
-        Ok(Value::utf8(v))
+        Ok(Value::from(v))
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<Value> {
         Ok(Value::bytes(v))
@@ -198,7 +199,7 @@ impl<'b> ser::Serializer for Builder<'b> {
         Ok(Value::Undef)
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, name: &'static str) -> Result<Value> {
-        Ok(Value::utf8(name))
+        Ok(Value::from(name))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
