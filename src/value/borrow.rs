@@ -213,3 +213,39 @@ macro_rules! forward {
     )*};
 }
 forward!(Borrowed, BorrowedMut);
+
+#[cfg(test)]
+mod tests {
+    use crate::{sereal, Value};
+
+    /// A guard keeps alive the node it borrows from: the value it was
+    /// reached through may let go of that node, and be dropped, first.
+    #[test]
+    fn a_guard_outlives_the_path_to_its_node() {
+        let v = sereal!({"a": {"b": [1, "x"]}});
+        let x = v.pointer("/a/b/1").unwrap();
+        let outer = v.as_strong_ref().unwrap().clone();
+        outer.hash_mut().unwrap().insert("a", Value::from(0));
+        drop((v, outer));
+        assert!(x == "x");
+        let narrowed = super::Borrowed::map(x, |x| x);
+        assert_eq!(narrowed.as_str(), Some("x"));
+    }
+
+    /// Writes through an exclusive guard land in the node, and the node
+    /// cannot be read while the guard lives.
+    #[test]
+    fn writes_through_a_guard_land_in_the_node() {
+        let mut v = sereal!({"a": [1, {"b": 2}]});
+        let other = v.clone();
+        {
+            let mut b = v.pointer_mut("/a/1/b").unwrap();
+            assert!(other.pointer("/a/1/b").is_none(), "borrowed for writing");
+            *b = Value::from("two");
+        }
+        assert!(other.pointer("/a/1/b").unwrap() == "two");
+        *v.pointer_mut("").unwrap() = Value::from(3);
+        assert!(v == 3);
+        assert!(other.pointer("/a/0").unwrap() == 1);
+    }
+}
