@@ -218,15 +218,19 @@ forward!(Borrowed, BorrowedMut);
 mod tests {
     use crate::{sereal, Value};
 
-    /// A guard keeps alive the node it borrows from: the value it was
-    /// reached through may let go of that node, and be dropped, first.
+    /// A guard keeps alive the node it borrows from: the graph it was
+    /// reached through may let go of that node first.
     #[test]
     fn a_guard_outlives_the_path_to_its_node() {
         let v = sereal!({"a": {"b": [1, "x"]}});
         let x = v.pointer("/a/b/1").unwrap();
-        let outer = v.as_strong_ref().unwrap().clone();
-        outer.hash_mut().unwrap().insert("a", Value::from(0));
-        drop((v, outer));
+        // the hash under "a", and with it the only other handle on the
+        // array `x` borrows from, is dropped here
+        v.as_strong_ref()
+            .unwrap()
+            .hash_mut()
+            .unwrap()
+            .insert("a", Value::from(0));
         assert!(x == "x");
         let narrowed = super::Borrowed::map(x, |x| x);
         assert_eq!(narrowed.as_str(), Some("x"));
