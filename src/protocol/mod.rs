@@ -324,6 +324,7 @@ pub(crate) fn write_padded_pv<const N: usize>(
 /// keys: most of it) is tested for ASCII and copied in the same few loads
 /// and stores, two overlapping words (or halves, or bytes) read once; no
 /// call and no loop.
+#[cfg(feature = "serde")]
 #[inline(always)]
 pub(crate) fn write_text(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
@@ -532,6 +533,7 @@ mod tests {
     /// non-ASCII character at every position, and with the buffer's spare
     /// room from none to plenty.
     #[test]
+    #[cfg(feature = "serde")]
     fn write_text_is_write_pv() {
         for n in 0..40 {
             let mut texts = vec!["a".repeat(n)];

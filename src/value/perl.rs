@@ -185,6 +185,7 @@ pub(crate) enum NotInteger {
 }
 
 /// The message for a string an integer or float target cannot take.
+#[cfg(feature = "serde")]
 pub(crate) fn not_a_number_message(s: &[u8], why: NotInteger) -> String {
     let shown = String::from_utf8_lossy(s);
     match why {
@@ -231,6 +232,7 @@ fn trim_fraction(s: &str) -> &str {
 
 /// The number `n` as Perl prints it: an integer in decimal, a float by
 /// [`float_string`].
+#[cfg(feature = "serde")]
 pub(crate) fn number_string(n: Number) -> String {
     match n {
         Number::U(u) => u.to_string(),
@@ -240,6 +242,7 @@ pub(crate) fn number_string(n: Number) -> String {
 }
 
 /// Perl's truth of a number: not zero (`NaN` is true, as in Perl).
+#[cfg(feature = "serde")]
 pub(crate) fn number_truth(n: Number) -> bool {
     match n {
         Number::U(u) => u != 0,
