@@ -48,14 +48,7 @@ pub(crate) fn number(s: &[u8]) -> Option<Number> {
     if s == b"0 but true" {
         return Some(Number::U(0));
     }
-    let start = s.iter().position(|&b| !space(b))?;
-    let end = s.iter().rposition(|&b| !space(b))? + 1;
-    let t = &s[start..end];
-    let (neg, body) = match t.first()? {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
+    let (t, neg, body) = signed(s)?;
     if body.eq_ignore_ascii_case(b"inf") || body.eq_ignore_ascii_case(b"infinity") {
         return Some(Number::F(if neg {
             f64::NEG_INFINITY
@@ -97,11 +90,8 @@ pub(crate) fn number(s: &[u8]) -> Option<Number> {
     let text = std::str::from_utf8(t).ok()?;
     if i == int {
         let digits = std::str::from_utf8(&body[..int]).ok()?;
-        match (neg, digits.parse::<u64>()) {
-            (false, Ok(u)) => return Some(Number::U(u)),
-            (true, Ok(0)) => return Some(Number::U(0)),
-            (true, Ok(u)) if u <= 1 << 63 => return Some(Number::I((u as i64).wrapping_neg())),
-            _ => {}
+        if let Some(n) = digits.parse().ok().and_then(|u| with_sign(neg, u)) {
+            return Some(n);
         }
     }
     text.parse::<f64>().ok().map(Number::F)
@@ -126,14 +116,7 @@ pub(crate) fn integer(s: &[u8]) -> Result<Number, NotInteger> {
 /// digits with the point moved by the exponent, when no digit but `0`
 /// falls after the point and the rest fits in 64 bits.
 fn exact_integer(s: &[u8]) -> Option<Number> {
-    let start = s.iter().position(|&b| !space(b))?;
-    let end = s.iter().rposition(|&b| !space(b))? + 1;
-    let t = &s[start..end];
-    let (neg, body) = match t.first()? {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
+    let (_, neg, body) = signed(s)?;
     let (mantissa, exp) = match body.iter().position(|&b| b == b'e' || b == b'E') {
         Some(at) => (&body[..at], std::str::from_utf8(&body[at + 1..]).ok()?),
         None => (body, "0"),
@@ -167,6 +150,24 @@ fn exact_integer(s: &[u8]) -> Option<Number> {
     {
         u = u.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
+    with_sign(neg, u)
+}
+
+/// `s` without Perl's whitespace around it, whether it is negative, and
+/// what follows its sign; `None` for nothing but whitespace.
+fn signed(s: &[u8]) -> Option<(&[u8], bool, &[u8])> {
+    let start = s.iter().position(|&b| !space(b))?;
+    let end = s.iter().rposition(|&b| !space(b))? + 1;
+    let t = &s[start..end];
+    Some(match t.first()? {
+        b'-' => (t, true, &t[1..]),
+        b'+' => (t, false, &t[1..]),
+        _ => (t, false, t),
+    })
+}
+
+/// The magnitude `u` with its sign, when it fits (`-0` is `0`).
+fn with_sign(neg: bool, u: u64) -> Option<Number> {
     match (neg, u) {
         (false, u) | (true, u @ 0) => Some(Number::U(u)),
         (true, u) if u <= 1 << 63 => Some(Number::I((u as i64).wrapping_neg())),
