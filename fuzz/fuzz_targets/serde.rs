@@ -1,6 +1,8 @@
 //! Serde deserialization of arbitrary bytes: into `sereal::Value`, a typed
 //! struct (borrowed `&str`, options, sequences, maps, enums) and
-//! `serde_json::Value`. Must return Ok or Err, never panic.
+//! `serde_json::Value`. Must return Ok or Err, never panic. A
+//! `serde_json::Value` read is written back with `to_vec` and must read
+//! back equal.
 //!
 //! Checked agreement: when both the serde path and `sereal::decode` accept a
 //! document that holds no weak reference, they carry the same data (compared
@@ -95,7 +97,13 @@ fuzz_target!(|data: &[u8]| {
     let shallow = opts.clone().max_recursion_depth(1000);
     let _ = sereal::from_slice_with::<Record>(data, shallow.clone());
     let _ = sereal::from_slice_with::<Vec<Kind>>(data, shallow.clone());
-    let _ = sereal::from_slice_with::<serde_json::Value>(data, shallow);
+    if let Ok(json) = sereal::from_slice_with::<serde_json::Value>(data, shallow.clone()) {
+        // What serde reads, it writes back and reads again unchanged (text
+        // as byte strings or UTF-8, numbers, booleans, nesting).
+        let bytes = sereal::to_vec(&json).expect("a serde_json::Value serializes");
+        let again = sereal::from_slice_with::<serde_json::Value>(&bytes, shallow);
+        assert_eq!(again.as_ref().ok(), Some(&json), "written back: {again:?}");
+    }
 
     let shallow = opts.max_recursion_depth(128);
     let via_serde = sereal::from_slice_with::<Value>(data, shallow.clone());

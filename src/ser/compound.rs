@@ -32,7 +32,7 @@ impl Key<'_> {
 /// seq.serialize_element(&std::collections::BTreeMap::from([("k", "v")]))?;
 /// SerializeSeq::end(seq)?;
 /// ser.finish()?;
-/// let expected = Value::array([Value::from(1), Value::hash([("k", Value::utf8("v"))])]);
+/// let expected = Value::array([Value::from(1), Value::hash([("k", Value::from("v"))])]);
 /// assert_eq!(sereal::decode(&out)?, expected);
 /// # Ok(())
 /// # }

@@ -81,7 +81,7 @@ impl SerializerOptions {
     /// use sereal::ser::SerializerOptions;
     /// # fn main() -> Result<(), sereal::Error> {
     /// let doc = sereal::to_vec_with(&"hi", &SerializerOptions::new().protocol_version(1))?;
-    /// assert_eq!(doc, b"=srl\x01\x00\x27\x02hi"); // serde strings are STR_UTF8
+    /// assert_eq!(doc, b"=srl\x01\x00\x62hi"); // ASCII text: SHORT_BINARY, as Perl writes it
     /// assert!(sereal::to_vec_with(&"hi", &SerializerOptions::new().protocol_version(6)).is_err());
     /// # Ok(())
     /// # }
@@ -193,9 +193,9 @@ impl SerializerOptions {
     /// use sereal::ser::SerializerOptions;
     /// # fn main() -> Result<(), sereal::Error> {
     /// let tags = ["abcd", "abcd"];
-    /// assert_eq!(&sereal::to_vec(&tags)?[6..], b"\x42\x27\x04abcd\x27\x04abcd");
+    /// assert_eq!(&sereal::to_vec(&tags)?[6..], b"\x42\x64abcd\x64abcd");
     /// let doc = sereal::to_vec_with(&tags, &SerializerOptions::new().dedupe_strings(true))?;
-    /// assert_eq!(&doc[6..], b"\x42\x27\x04abcd\x2f\x02"); // COPY of body offset 2
+    /// assert_eq!(&doc[6..], b"\x42\x64abcd\x2f\x02"); // COPY of body offset 2
     /// # Ok(())
     /// # }
     /// ```
