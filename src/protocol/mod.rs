@@ -535,7 +535,7 @@ mod tests {
     #[test]
     #[cfg(feature = "serde")]
     fn write_text_is_write_pv() {
-        for n in 0..40 {
+        for n in 0..72 {
             let mut texts = vec!["a".repeat(n)];
             for i in 0..n.saturating_sub(1) {
                 texts.push(format!("{}é{}", "a".repeat(i), "a".repeat(n - i - 2)));
