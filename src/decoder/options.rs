@@ -137,12 +137,12 @@ pub struct DecoderOptions {
     /// been read; or, as Perl's decoder does, once the whole document is
     /// read, in Perl 5.004's order or Perl 5.003's.
     pub thaw_order: ThawOrder,
-    /// The serde deserializers ([`from_slice`](crate::from_slice),
-    /// [`from_value`](crate::from_value) and the typed streams) read only
+    /// The serde deserializers (`from_slice`, `from_value` and the typed
+    /// streams, with the `serde` feature) read only
     /// what each tag is: no number from a string, no string from a number,
     /// no `bool` from an integer other than 0 and 1 (default false: Perl's
-    /// scalars are read as Perl reads them; the table in the docs of
-    /// [`de`](crate::de) says what changes). The value decoder ignores it.
+    /// scalars are read as Perl reads them; the table in the docs of the
+    /// `de` module says what changes). The value decoder ignores it.
     pub strict_types: bool,
 }
 

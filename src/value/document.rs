@@ -150,7 +150,7 @@ impl Deref for Document {
 }
 
 /// A document lends its root, so that what takes a `Borrow<Value>`
-/// ([`from_value`](crate::from_value)) takes a document too.
+/// (`from_value`, with the `serde` feature) takes a document too.
 impl std::borrow::Borrow<Value> for Document {
     fn borrow(&self) -> &Value {
         &self.root
