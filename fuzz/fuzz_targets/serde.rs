@@ -20,7 +20,7 @@ mod graph;
 
 use libfuzzer_sys::fuzz_target;
 use serde::Deserialize;
-use sereal::{DecoderOptions, Value};
+use sereal::{DecoderOptions, ErrorKind, Value};
 use std::collections::{BTreeMap, HashMap};
 
 #[allow(dead_code)] // the fields are only read by `Debug`
@@ -73,6 +73,12 @@ fn root_agrees<T: serde::de::DeserializeOwned + std::fmt::Debug>(data: &[u8]) {
     })();
     match (&one_shot, &general) {
         (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        // A stream refuses a document whose sizes claim more than the
+        // limits allow before it looks for the bytes (a reader's stream
+        // must not buffer them first); `from_slice` finds them missing.
+        (Err(a), Err(b))
+            if *a.kind() == ErrorKind::Truncated
+                && matches!(b.kind(), ErrorKind::LimitExceeded(_)) => {}
         (Err(a), Err(b)) => {
             assert_eq!(a.kind(), b.kind());
             assert!(a.position().is_some(), "{a}");
