@@ -98,7 +98,7 @@ impl Value {
 
     /// `read` of this scalar, or of the scalar cell this slot is an alias
     /// of (one level: what `alias_smallint` decodes, or `ALIAS` gives).
-    fn scalar<T>(&self, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
+    pub(super) fn scalar<T>(&self, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
         match self {
             Value::Alias(r) => match &*r.try_body().ok()? {
                 Body::Scalar(v) => read(v),

@@ -327,8 +327,8 @@ impl Value {
         if let Some(b) = self.as_bool() {
             return Some(b);
         }
-        if let Some(s) = self.scalar_bytes() {
-            return Some(string_truth(&s));
+        if let Some(t) = self.scalar(|v| v.as_bytes().map(string_truth)) {
+            return Some(t);
         }
         self.as_f64().map(|f| f != 0.0)
     }
@@ -347,8 +347,9 @@ impl Value {
         if let Some(b) = self.as_bool() {
             return Some(if b { "1" } else { "" }.into());
         }
-        if let Some(s) = self.scalar_bytes() {
-            return String::from_utf8(s).ok();
+        let text = |b: &[u8]| std::str::from_utf8(b).ok().map(str::to_owned);
+        if let Some(text) = self.scalar(|v| v.as_bytes().map(text)) {
+            return text;
         }
         if let Some(i) = self.as_i64() {
             return Some(i.to_string());
@@ -357,18 +358,6 @@ impl Value {
             return Some(u.to_string());
         }
         self.as_f64().map(float_string)
-    }
-
-    /// The bytes of a string scalar (through an alias too).
-    fn scalar_bytes(&self) -> Option<Vec<u8>> {
-        match self {
-            Value::Bytes(s) | Value::Utf8(s) => Some(s.as_bytes().to_vec()),
-            Value::Alias(r) => match &*r.try_body().ok()? {
-                super::Body::Scalar(v) => v.scalar_bytes(),
-                _ => None,
-            },
-            _ => None,
-        }
     }
 
     /// The value as a Perl number: a number as it is, a string read by
@@ -387,12 +376,10 @@ impl Value {
         if let Some(f) = self.as_f64() {
             return Some(Number::F(f));
         }
-        let s = self.scalar_bytes()?;
-        if int {
-            integer(&s).ok()
-        } else {
-            number(&s)
-        }
+        self.scalar(|v| match v.as_bytes()? {
+            s if int => integer(s).ok(),
+            s => number(s),
+        })
     }
 }
 
