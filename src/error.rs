@@ -95,6 +95,10 @@ pub enum ErrorKind {
     Json(String),
     /// Any other inconsistency in the document.
     Invalid(String),
+    /// A path (see [`crate::view::Path`]) is malformed or asks for what
+    /// the path language does not have: the byte offset in the path where
+    /// it went wrong (0 for its first character), and why.
+    BadPath(usize, String),
 }
 
 /// The broad kind of an [`Error`], as [`Error::classify`] sorts it: what a
@@ -108,7 +112,7 @@ pub enum ErrorKind {
 /// | `Io` | `Io` |
 /// | `Eof` | `Truncated` |
 /// | `Syntax` | `BadMagic`, `Utf8MangledMagic`, `BadDocumentType`, `BadHeader`, `UnexpectedTag`, `BadVarint`, `BadOffset`, `Decompression`, `TrailingData`, `Invalid`, `Json` |
-/// | `Data` | `Message`, `DuplicateKey`, `ObjectRefused`, `CompressionRefused`, `InvalidUtf8`, `WrongBody`, `BlessRefused`, `Unsupported`, `BadOption`, `Borrowed`, `Compression` |
+/// | `Data` | `BadPath`, `Message`, `DuplicateKey`, `ObjectRefused`, `CompressionRefused`, `InvalidUtf8`, `WrongBody`, `BlessRefused`, `Unsupported`, `BadOption`, `Borrowed`, `Compression` |
 /// | `Limit` | `LimitExceeded`, `DepthExceeded` |
 /// | `Callback` | `Callback`, `Locked` |
 /// | `Unsupported` | `UnsupportedVersion`, `NoPublicSpec`, `MissingFeature` |
@@ -538,6 +542,7 @@ impl ErrorKind {
             | K::TrailingData
             | K::Invalid(_)
             | K::Json(_) => Category::Syntax,
+            K::BadPath(..) => Category::Data,
             K::Message(_)
             | K::DuplicateKey(_)
             | K::ObjectRefused
@@ -583,6 +588,7 @@ impl fmt::Display for ErrorKind {
             ),
             ErrorKind::BadVarint => write!(f, "malformed varint"),
             ErrorKind::BadOffset(o, what) => write!(f, "{what} offset {o} is invalid"),
+            ErrorKind::BadPath(at, why) => write!(f, "bad path at offset {at}: {why}"),
             ErrorKind::Decompression(m) => write!(f, "decompression failed: {m}"),
             ErrorKind::Compression(m) => write!(f, "compression failed: {m}"),
             ErrorKind::LimitExceeded(m) => write!(f, "limit exceeded: {m}"),

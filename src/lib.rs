@@ -143,6 +143,7 @@ pub mod ser;
 mod stack;
 pub mod stream;
 pub mod value;
+pub mod view;
 
 #[cfg(feature = "serde")]
 pub use blessed::{Blessed, PerlClass};

@@ -125,7 +125,7 @@ pub fn decode_bytes(input: &Bytes) -> Result<Document> {
 
 /// One default decoder for the process: it holds no handler, so it is the
 /// same on every thread, and keeps no scratch space between decodes.
-fn default_decoder() -> &'static Decoder {
+pub(crate) fn default_decoder() -> &'static Decoder {
     static DEFAULT: std::sync::LazyLock<Decoder> = std::sync::LazyLock::new(|| Decoder {
         scratch: Scratch::none(),
         ..Decoder::default()

@@ -579,7 +579,7 @@ impl EncoderOptions {
         self
     }
 
-    pub(super) fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         let v = self.protocol_version;
         if v >= 6 {
             return Err(Error::new(ErrorKind::NoPublicSpec(v)));

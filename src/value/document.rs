@@ -57,6 +57,16 @@ impl Document {
         Document { root, extra }
     }
 
+    /// A document of `root`, a value of this one's graph, holding what
+    /// this one holds to free its cycles: the graph's cycles are freed
+    /// when the last of the two goes.
+    pub(crate) fn with_root(&self, root: Value) -> Document {
+        Document {
+            root,
+            extra: self.extra.clone(),
+        }
+    }
+
     /// The handles the document holds besides its root.
     pub(super) fn held(&self) -> impl Iterator<Item = &Ref> {
         self.extra

@@ -1,0 +1,451 @@
+//! Copying items from one body into another without decoding them: every
+//! back-reference rewritten to where its target lands, what a copied item
+//! names outside the copy written into it, and strings written once.
+
+use super::walk::{backref_name, Body};
+use super::View;
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, tag, TRACK_FLAG};
+use crate::value::{Body as NodeBody, Value};
+use crate::Document;
+use hashbrown::HashMap;
+
+/// What a copy does with a reference (`REFP`, `ALIAS`) to an item outside
+/// what it copies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outside {
+    /// Stop: the copy cannot be made on its own.
+    Stop,
+    /// Copy the item in, where the reference is (as `REFN` and the item,
+    /// with its class), once; items before `floor` (what holds the copied
+    /// items) are refused.
+    Expand { floor: usize },
+}
+
+/// A copy of items of one body into a new body (`out[body_start..]`).
+pub(crate) struct Copier<'v, 'd> {
+    r: Body<'v>,
+    /// The new body's offset of `out[body_start]`.
+    shift: usize,
+    body_start: usize,
+    outside: Outside,
+    /// Tracked items copied: their source position and new offset.
+    tracked: HashMap<usize, u64>,
+    /// Strings copied for a `COPY` or an `OBJECTV`: source position and new offset.
+    strings: HashMap<usize, u64>,
+    /// Source positions of tracked referents and the class of the object
+    /// that holds them (see [`Copier::note_class`]), kept across copies.
+    classes: Option<&'d mut HashMap<usize, usize>>,
+    /// Strings written, by content, when strings are written once.
+    dedupe: Option<&'d mut HashMap<(bool, &'v [u8]), u64>>,
+}
+
+/// How a copy ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Copied {
+    Done,
+    /// A reference to the item at this source position, outside the copy.
+    Outside(usize),
+}
+
+impl<'v, 'd> Copier<'v, 'd> {
+    pub fn new(r: Body<'v>, shift: usize, body_start: usize, outside: Outside) -> Self {
+        Copier {
+            r,
+            shift,
+            body_start,
+            outside,
+            tracked: HashMap::new(),
+            strings: HashMap::new(),
+            classes: None,
+            dedupe: None,
+        }
+    }
+
+    /// Keeps the classes of the tracked objects it copies in `classes`,
+    /// for the copies that follow (an object referred to from a later one).
+    pub fn classes(mut self, classes: &'d mut HashMap<usize, usize>) -> Self {
+        self.classes = Some(classes);
+        self
+    }
+
+    /// Writes each string once (later ones as `COPY`s of the first, where
+    /// shorter), by content, across the copies that share `written`.
+    pub fn dedupe(mut self, written: &'d mut HashMap<(bool, &'v [u8]), u64>) -> Self {
+        self.dedupe = Some(written);
+        self
+    }
+
+    /// The new offset of the next byte of `out`.
+    fn here(&self, out: &[u8]) -> u64 {
+        (out.len() - self.body_start + self.shift) as u64
+    }
+
+    /// Copies the items from source position `from` to `to` (whole items)
+    /// to the end of `out`.
+    pub fn copy(&mut self, from: usize, to: usize, out: &mut Vec<u8>) -> Result<Copied> {
+        let r = self.r;
+        // Ranges still to copy: the items asked for, and the items copied
+        // in for references to outside them.
+        let mut ranges = vec![(from, to)];
+        // How many of the next strings are a regexp's pattern and flags,
+        // which are written as they are.
+        let mut literal = 0u8;
+        while let Some(&(pos, end)) = ranges.last() {
+            if pos >= end {
+                ranges.pop();
+                continue;
+            }
+            let mut c = r.cursor(pos);
+            let at = pos;
+            let b = c.byte()?;
+            let t = b & !TRACK_FLAG;
+            let tracked = b & TRACK_FLAG != 0;
+            let next = |ranges: &mut Vec<(usize, usize)>, p: usize| {
+                if let Some(top) = ranges.last_mut() {
+                    top.0 = p;
+                }
+            };
+            // An item already copied in is referred to where it is met again.
+            if tracked {
+                if let Some(&n) = self.tracked.get(&at) {
+                    let real = r.tag(at)?.0.t;
+                    let refp = matches!(real, tag::ARRAYREF_0..=tag::HASHREF_15);
+                    write_backref(out, if refp { tag::REFP } else { tag::ALIAS }, n);
+                    next(&mut ranges, r.skip(at)?);
+                    continue;
+                }
+                let n = self.here(out);
+                self.tracked.insert(at, n);
+            }
+            match t {
+                tag::REFP | tag::ALIAS => {
+                    let off = c.varint()?;
+                    let x = c.target(off, at, backref_name(t))?;
+                    next(&mut ranges, c.pos());
+                    if let Some(&n) = self.tracked.get(&x) {
+                        write_backref(out, b, n);
+                        continue;
+                    }
+                    let Outside::Expand { floor } = self.outside else {
+                        return Ok(Copied::Outside(x));
+                    };
+                    if x < floor {
+                        return Ok(Copied::Outside(x));
+                    }
+                    let x_end = r.skip(x)?;
+                    let (inner, _) = r.tag(x)?;
+                    if t == tag::REFP {
+                        if let Some(class) = self.class_of(x) {
+                            out.push(tag::OBJECT);
+                            self.string(class, out)?;
+                        }
+                        if !matches!(inner.t, tag::ARRAYREF_0..=tag::HASHREF_15) {
+                            out.push(tag::REFN);
+                        }
+                    }
+                    ranges.push((x, x_end));
+                }
+                tag::COPY => {
+                    let off = c.varint()?;
+                    let x = c.target(off, at, "COPY")?;
+                    next(&mut ranges, c.pos());
+                    match self.strings.get(&x) {
+                        Some(&n) => write_backref(out, b, n),
+                        None => {
+                            let n = self.here(out);
+                            self.copy_string(x, tracked, out, off, at)?;
+                            self.strings.insert(x, n);
+                        }
+                    }
+                }
+                tag::OBJECTV | tag::OBJECTV_FREEZE => {
+                    let off = c.varint()?;
+                    let x = c.target(off, at, "OBJECTV")?;
+                    next(&mut ranges, c.pos());
+                    self.note_class(x, c.pos())?;
+                    match self.strings.get(&x) {
+                        Some(&n) => write_backref(out, b, n),
+                        None => {
+                            let literal = if t == tag::OBJECTV {
+                                tag::OBJECT
+                            } else {
+                                tag::OBJECT_FREEZE
+                            };
+                            out.push(literal | (b & TRACK_FLAG));
+                            self.string(x, out)?;
+                        }
+                    }
+                }
+                tag::OBJECT | tag::OBJECT_FREEZE => {
+                    out.push(b);
+                    let class = c.pos();
+                    let value = r.key(class)?.1;
+                    let (ct, mut cc) = r.tag(class)?;
+                    let class_at = if ct.t == tag::COPY {
+                        let off = cc.varint()?;
+                        cc.target(off, ct.at, "COPY")?
+                    } else {
+                        ct.at
+                    };
+                    self.note_class(class_at, value)?;
+                    next(&mut ranges, class);
+                }
+                tag::WEAKEN => {
+                    // A weak reference to an item copied in here would be
+                    // its only holder: it is written strong.
+                    let (inner, mut ic) = r.tag(c.pos())?;
+                    let mut weak = true;
+                    if inner.t == tag::REFP {
+                        let off = ic.varint()?;
+                        let x = ic.target(off, inner.at, "REFP")?;
+                        weak = self.tracked.contains_key(&x);
+                    }
+                    if weak {
+                        out.push(b);
+                    }
+                    next(&mut ranges, c.pos());
+                }
+                tag::REFN => {
+                    let (inner, _) = r.tag(c.pos())?;
+                    if inner.tracked {
+                        if let Some(&n) = self.tracked.get(&inner.at) {
+                            // the referent was copied in already: a new
+                            // reference to it
+                            write_backref(out, tag::REFP | (b & TRACK_FLAG), n);
+                            next(&mut ranges, r.skip(at)?);
+                            continue;
+                        }
+                    }
+                    out.push(b);
+                    next(&mut ranges, c.pos());
+                }
+                tag::REGEXP => {
+                    out.push(b);
+                    literal = 2;
+                    next(&mut ranges, c.pos());
+                }
+                tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8 => {
+                    let len = match t {
+                        tag::BINARY | tag::STR_UTF8 => r.string_len(&mut c)?,
+                        _ => usize::from(t & 31),
+                    };
+                    let bytes = c.slice(len)?;
+                    let keep = literal > 0 || tracked;
+                    literal = literal.saturating_sub(1);
+                    let here = self.here(out);
+                    match self.dedupe.as_deref_mut() {
+                        Some(written) if !keep => {
+                            let key = (t == tag::STR_UTF8, bytes);
+                            match written.get(&key) {
+                                Some(&n) if varint_len(n) + 1 < c.pos() - at => {
+                                    write_backref(out, tag::COPY, n);
+                                }
+                                Some(_) => out.extend_from_slice(&r.buf[at..c.pos()]),
+                                None => {
+                                    written.insert(key, here);
+                                    out.extend_from_slice(&r.buf[at..c.pos()]);
+                                }
+                            }
+                        }
+                        _ => out.extend_from_slice(&r.buf[at..c.pos()]),
+                    }
+                    next(&mut ranges, c.pos());
+                }
+                _ => {
+                    // Copied as it is: the tag and what follows it up to the
+                    // next tag (a number, a count).
+                    match t {
+                        tag::VARINT | tag::ZIGZAG => {
+                            c.varint()?;
+                        }
+                        tag::ARRAY | tag::HASH => {
+                            r.count(&mut c, t)?;
+                        }
+                        tag::FLOAT => {
+                            c.take(4)?;
+                        }
+                        tag::DOUBLE => {
+                            c.take(8)?;
+                        }
+                        tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                            c.take(16)?;
+                        }
+                        _ => {}
+                    }
+                    out.extend_from_slice(&r.buf[at..c.pos()]);
+                    next(&mut ranges, c.pos());
+                }
+            }
+        }
+        Ok(Copied::Done)
+    }
+
+    /// Writes the string at source position `x` (a `COPY`'s target, read
+    /// for the `COPY` of offset `off` at `at`) as a string item, tracked
+    /// if `tracked`.
+    fn copy_string(&mut self, x: usize, tracked: bool, out: &mut Vec<u8>, off: u64, at: usize) -> Result<()> {
+        let (t, _) = self.r.tag(x)?;
+        if !matches!(t.t, tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8) {
+            return Err(self.r.error(ErrorKind::BadOffset(off, "COPY"), at));
+        }
+        let end = self.r.skip(t.at)?;
+        let start = out.len();
+        out.extend_from_slice(&self.r.buf[t.at..end]);
+        out[start] = t.t | if tracked { TRACK_FLAG } else { 0 };
+        Ok(())
+    }
+
+    /// Writes the class name (or string) at source position `x` where it
+    /// is needed: as a `COPY` of where it was written before, or as it is.
+    fn string(&mut self, x: usize, out: &mut Vec<u8>) -> Result<()> {
+        match self.strings.get(&x) {
+            Some(&n) => write_backref(out, tag::COPY, n),
+            None => {
+                let n = self.here(out);
+                let (t, _) = self.r.tag(x)?;
+                if !matches!(t.t, tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8) {
+                    return Err(self.r.error(ErrorKind::UnexpectedTag(t.t, "as a class name"), t.at));
+                }
+                let end = self.r.skip(t.at)?;
+                let start = out.len();
+                out.extend_from_slice(&self.r.buf[t.at..end]);
+                out[start] = t.t;
+                self.strings.insert(x, n);
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the class (the string at `class`) of the object whose value
+    /// is at `value`, when what it blesses is tracked: a reference to it
+    /// copied in later is written as an object of that class.
+    fn note_class(&mut self, class: usize, value: usize) -> Result<()> {
+        let Some(classes) = self.classes.as_deref_mut() else {
+            return Ok(());
+        };
+        let (v, _) = self.r.tag(value)?;
+        let referent = match v.t {
+            tag::REFN => self.r.tag(v.at + 1)?.0,
+            _ => v,
+        };
+        if referent.tracked {
+            classes.insert(referent.at, class);
+        }
+        Ok(())
+    }
+
+    fn class_of(&self, x: usize) -> Option<usize> {
+        self.classes.as_deref().and_then(|c| c.get(&x).copied())
+    }
+}
+
+/// Writes a back-reference tag byte `b` and its offset `n`.
+fn write_backref(out: &mut Vec<u8>, b: u8, n: u64) {
+    out.push(b);
+    protocol::write_varint(out, n);
+}
+
+fn varint_len(n: u64) -> usize {
+    (64 - (n | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+/// A raw document header of `version`, no user data, at the end of `out`;
+/// the new body's shift.
+pub(crate) fn write_header(out: &mut Vec<u8>, version: u8) -> usize {
+    let start = out.len();
+    protocol::write_magic(out, version);
+    out.push(0);
+    if version == 1 {
+        out.len() - start
+    } else {
+        1
+    }
+}
+
+/// The item at `pos` of `view` as a document of its own, or `None` when it
+/// refers to an item outside it.
+pub(crate) fn extract(view: &View<'_>, pos: usize) -> Result<Option<Vec<u8>>> {
+    let r = view.reader();
+    let end = r.skip(pos)?;
+    let mut out = Vec::with_capacity(end - pos + 16);
+    let shift = write_header(&mut out, view.version());
+    let body_start = out.len();
+    let mut copier = Copier::new(r, shift, body_start, Outside::Stop);
+    Ok(match copier.copy(pos, end, &mut out)? {
+        Copied::Done => Some(out),
+        Copied::Outside(_) => None,
+    })
+}
+
+/// The item at `pos` of `view`, found by decoding the whole document and
+/// walking to where the item is; the document's cycles are freed with it.
+pub(crate) fn decode_whole(view: &View<'_>, pos: usize) -> Result<Document> {
+    let doc = view.decoder().decode(view.input())?;
+    let steps = locate(view, pos)?;
+    let mut v: Value = doc.root().clone();
+    for i in steps {
+        v = child(&v, i).ok_or_else(|| {
+            Error::new(ErrorKind::Invalid("the decoded document has no item where the view has it".into()))
+        })?;
+    }
+    Ok(doc.with_root(v))
+}
+
+/// The steps from the root to the item at `pos`: at each, the index of
+/// the element (or hash entry) whose bytes hold it.
+fn locate(view: &View<'_>, pos: usize) -> Result<Vec<usize>> {
+    let r = view.reader();
+    let mut steps = Vec::new();
+    let mut here = 0;
+    let mut stack = Vec::new();
+    while here != pos {
+        let cont = r.container(here)?.filter(|c| c.first > here);
+        let mut found = None;
+        if let Some(cont) = cont {
+            let mut p = cont.first;
+            for i in 0..cont.count {
+                if cont.hash {
+                    p = r.key(p)?.1;
+                }
+                let end = r.walk(p, &mut stack)?;
+                if (p..end).contains(&pos) {
+                    found = Some((i, p));
+                    break;
+                }
+                p = end;
+            }
+        }
+        let Some((i, p)) = found else {
+            return Err(Error::new(ErrorKind::Invalid(format!(
+                "no value of the document starts at body position {pos}"
+            ))));
+        };
+        steps.push(i);
+        here = p;
+    }
+    Ok(steps)
+}
+
+/// Element (or entry value) `i` of the array (or hash) `v` refers to,
+/// through references and aliases of scalar cells.
+fn child(v: &Value, i: usize) -> Option<Value> {
+    let mut v = v.clone();
+    // An alias of a scalar cell reads as the cell's value (as the view's
+    // walk follows an `ALIAS` to its target).
+    for _ in 0..64 {
+        let Value::Alias(cell) = &v else { break };
+        let inner = match &*cell.try_body().ok()? {
+            NodeBody::Scalar(inner) => inner.clone(),
+            _ => break,
+        };
+        v = inner;
+    }
+    let node = v.node()?;
+    let body = node.try_body().ok()?;
+    match &*body {
+        NodeBody::Array(a) => a.get(i).cloned(),
+        NodeBody::Hash(h) => h.entries().get(i).map(|(_, v)| v.clone()),
+        _ => None,
+    }
+}

@@ -1,0 +1,471 @@
+//! The view's reads of a body: an item's end found by walking its tags
+//! (no recursion, nothing built), the tag an item starts with, the string
+//! or container it is, with every length, count, offset and limit checked
+//! as the decoder checks them.
+
+use crate::decoder::{string_over_limit, DecoderOptions};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
+
+/// A body, where its errors are placed, and the limits it is read with.
+#[derive(Clone, Copy)]
+pub(crate) struct Body<'v> {
+    pub buf: &'v [u8],
+    /// The body offset of `buf[0]`.
+    pub shift: usize,
+    /// Where errors are placed (see [`Cursor::placed_at`]).
+    pub base: usize,
+    pub in_body: bool,
+    pub opts: &'v DecoderOptions,
+}
+
+/// An item's first tag, after any `PAD`s.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tag {
+    /// The tag byte without its track flag.
+    pub t: u8,
+    /// Whether the tag (or a `PAD` before it) has the track flag.
+    pub tracked: bool,
+    /// Where the tag byte is.
+    pub at: usize,
+}
+
+/// A string item's bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Text<'v> {
+    pub bytes: &'v [u8],
+    /// `STR_UTF8` (characters), or a byte string (Latin-1 characters).
+    pub utf8: bool,
+}
+
+impl<'v> Text<'v> {
+    /// The string's characters: a byte string's bytes are Latin-1.
+    pub fn to_str(&self) -> std::borrow::Cow<'v, str> {
+        match std::str::from_utf8(self.bytes) {
+            Ok(s) if self.utf8 || self.bytes.is_ascii() => s.into(),
+            _ if self.utf8 => String::from_utf8_lossy(self.bytes),
+            _ => self.bytes.iter().map(|&b| char::from(b)).collect::<String>().into(),
+        }
+    }
+
+    /// Whether the string has the characters of `s`, as Perl compares
+    /// strings: a byte string's bytes are Latin-1 characters.
+    pub fn is(&self, s: &str) -> bool {
+        if self.utf8 || self.bytes.is_ascii() {
+            return self.bytes == s.as_bytes();
+        }
+        s.chars().eq(self.bytes.iter().map(|&b| char::from(b)))
+    }
+}
+
+/// What an array or hash holds, and where its first item starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Container {
+    pub hash: bool,
+    /// Elements, or entries of a hash.
+    pub count: usize,
+    pub first: usize,
+}
+
+/// An open item of [`Body::walk`]: the items it still owes, and whether it
+/// took a nesting level.
+#[derive(Clone, Copy)]
+pub(crate) struct Frame {
+    owed: u64,
+    level: bool,
+    /// A `REFN`: its referent takes its level, when it is read.
+    refn: bool,
+}
+
+impl<'v> Body<'v> {
+    /// A cursor at `pos`.
+    #[inline]
+    pub fn cursor(&self, pos: usize) -> Cursor<&'v [u8]> {
+        let mut c = Cursor::new(self.buf, self.shift)
+            .placed_at(self.base, self.in_body)
+            .max_depth(self.opts.max_recursion_depth);
+        c.set_pos(pos);
+        c
+    }
+
+    /// An error of kind `kind` at buffer position `at`.
+    pub fn error(&self, kind: ErrorKind, at: usize) -> Error {
+        self.cursor(0).error_at(kind, at)
+    }
+
+    /// The tag of the item at `pos`, after any `PAD`s, and the cursor past it.
+    #[inline]
+    pub fn tag(&self, pos: usize) -> Result<(Tag, Cursor<&'v [u8]>)> {
+        let mut c = self.cursor(pos);
+        let mut tracked = false;
+        loop {
+            let at = c.pos();
+            let b = c.byte()?;
+            tracked |= b & TRACK_FLAG != 0;
+            let t = b & !TRACK_FLAG;
+            if t != tag::PAD {
+                return Ok((Tag { t, tracked, at }, c));
+            }
+        }
+    }
+
+    /// Where the item at `pos` ends.
+    pub fn skip(&self, pos: usize) -> Result<usize> {
+        self.walk(pos, &mut Vec::new())
+    }
+
+    /// Where the item at `pos` ends, its tags checked as the decoder
+    /// checks them, nesting depth included (counted from 0 at `pos`).
+    /// `stack` is scratch space, kept between walks.
+    pub fn walk(&self, pos: usize, stack: &mut Vec<Frame>) -> Result<usize> {
+        let o = self.opts;
+        let mut c = self.cursor(pos);
+        stack.clear();
+        stack.push(Frame {
+            owed: 1,
+            level: false,
+            refn: false,
+        });
+        loop {
+            let Some(top) = stack.last_mut() else {
+                return Ok(c.pos());
+            };
+            if top.owed == 0 {
+                if top.level {
+                    c.leave();
+                }
+                stack.pop();
+                continue;
+            }
+            top.owed -= 1;
+            let at = c.pos();
+            let b = c.byte()?;
+            let t = b & !TRACK_FLAG;
+            if t == tag::PAD {
+                top.owed += 1;
+                continue;
+            }
+            // A REFN's referent takes the REFN's level, unless it is one
+            // of Perl's immortals (read without a level).
+            let referent = top.refn;
+            if referent {
+                top.refn = false;
+                if !protocol::immortal_referent(b, o.use_undef) {
+                    c.enter()?;
+                    top.level = true;
+                }
+            }
+            let open = |stack: &mut Vec<Frame>, owed: u64, level: bool| {
+                stack.push(Frame {
+                    owed,
+                    level,
+                    refn: false,
+                })
+            };
+            match t {
+                tag::POS_0..=tag::NEG_1
+                | tag::UNDEF
+                | tag::CANONICAL_UNDEF
+                | tag::TRUE
+                | tag::FALSE
+                | tag::YES
+                | tag::NO => {}
+                tag::VARINT | tag::ZIGZAG => {
+                    c.varint()?;
+                }
+                tag::REFP | tag::ALIAS | tag::COPY => {
+                    let off = c.varint()?;
+                    c.target(off, at, backref_name(t))?;
+                }
+                tag::FLOAT => {
+                    c.take(4)?;
+                }
+                tag::DOUBLE => {
+                    c.take(8)?;
+                }
+                tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                    c.take(16)?;
+                }
+                tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => {
+                    c.take(usize::from(t & 31))?;
+                }
+                tag::BINARY | tag::STR_UTF8 => {
+                    let n = self.string_len(&mut c)?;
+                    c.take(n)?;
+                }
+                tag::REFN => stack.push(Frame {
+                    owed: 1,
+                    level: false,
+                    refn: true,
+                }),
+                tag::WEAKEN => open(stack, 1, false),
+                tag::OBJECT | tag::OBJECT_FREEZE => {
+                    self.objects_allowed(at)?;
+                    open(stack, 2, false);
+                }
+                tag::OBJECTV | tag::OBJECTV_FREEZE => {
+                    self.objects_allowed(at)?;
+                    let off = c.varint()?;
+                    c.target(off, at, "OBJECTV")?;
+                    open(stack, 1, false);
+                }
+                tag::REGEXP => open(stack, 2, false),
+                tag::ARRAY | tag::HASH => {
+                    // A REFN's referent is at the REFN's level.
+                    if !referent {
+                        c.enter()?;
+                    }
+                    let n = self.count(&mut c, t)?;
+                    let owed = if t == tag::HASH { 2 * n as u64 } else { n as u64 };
+                    open(stack, owed, !referent);
+                }
+                tag::ARRAYREF_0..=tag::HASHREF_15 => {
+                    c.enter()?;
+                    let n = u64::from(t & 15);
+                    let hash = t >= tag::HASHREF_0;
+                    self.short_count(n, hash, at)?;
+                    open(stack, if hash { 2 * n } else { n }, true);
+                }
+                _ => return Err(c.error_at(ErrorKind::UnexpectedTag(t, "as a value"), at)),
+            }
+        }
+    }
+
+    /// A `BINARY` or `STR_UTF8` length, read at the cursor and checked
+    /// against `max_string_length`.
+    #[inline]
+    pub fn string_len(&self, c: &mut Cursor<&'v [u8]>) -> Result<usize> {
+        let at = c.pos();
+        let n = c.varint()?;
+        if let Some(kind) = string_over_limit(n, self.opts.max_string_length, true) {
+            return Err(c.error_at(kind, at));
+        }
+        usize::try_from(n).map_err(|_| c.error_at(ErrorKind::Truncated, at))
+    }
+
+    /// The count of an `ARRAY` or `HASH` (tag `t`), read at the cursor and
+    /// checked against its limit and the bytes left.
+    #[inline]
+    pub fn count(&self, c: &mut Cursor<&'v [u8]>, t: u8) -> Result<usize> {
+        if t == tag::HASH {
+            c.count(self.opts.max_num_hash_entries, "hash", 2)
+        } else {
+            c.count(self.opts.max_num_array_entries, "array", 1)
+        }
+    }
+
+    /// The count of an `ARRAYREF_n` or `HASHREF_n` at `at`, checked against
+    /// its limit.
+    fn short_count(&self, n: u64, hash: bool, at: usize) -> Result<()> {
+        let (limit, what) = if hash {
+            (self.opts.max_num_hash_entries, "hash")
+        } else {
+            (self.opts.max_num_array_entries, "array")
+        };
+        match over_limit(n, limit, what) {
+            Some(kind) => Err(self.error(kind, at)),
+            None => Ok(()),
+        }
+    }
+
+    /// `refuse_objects` refuses the object whose tag is at `at`.
+    fn objects_allowed(&self, at: usize) -> Result<()> {
+        if self.opts.refuse_objects {
+            return Err(self.error(ErrorKind::ObjectRefused, at));
+        }
+        Ok(())
+    }
+
+    /// The item at `pos` with its `ALIAS`es and `COPY`s followed: the tag
+    /// of the item whose value it is, and the cursor past that tag.
+    /// `hops` counts the indirections followed, against the depth limit.
+    pub fn resolve(&self, pos: usize, hops: &mut usize) -> Result<(Tag, Cursor<&'v [u8]>)> {
+        let mut pos = pos;
+        loop {
+            let (tag, mut c) = self.tag(pos)?;
+            if !matches!(tag.t, tag::ALIAS | tag::COPY) {
+                return Ok((tag, c));
+            }
+            self.hop(hops, tag.at)?;
+            let off = c.varint()?;
+            pos = c.target(off, tag.at, backref_name(tag.t))?;
+        }
+    }
+
+    /// One more indirection followed, found at `at`.
+    pub fn hop(&self, hops: &mut usize, at: usize) -> Result<()> {
+        *hops += 1;
+        let max = protocol::depth_limit(self.opts.max_recursion_depth);
+        if *hops > max {
+            return Err(self.error(ErrorKind::DepthExceeded(max), at));
+        }
+        Ok(())
+    }
+
+    /// The string at `pos` (a hash key, a class name, a value), `COPY`s
+    /// followed; `None` if it is not a string.
+    pub fn text(&self, pos: usize) -> Result<Option<Text<'v>>> {
+        let (tag, mut c) = self.resolve(pos, &mut 0)?;
+        let (len, utf8) = match tag.t {
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (usize::from(tag.t & 31), false),
+            tag::BINARY | tag::STR_UTF8 => (self.string_len(&mut c)?, tag.t == tag::STR_UTF8),
+            _ => return Ok(None),
+        };
+        let bytes = c.slice(len)?;
+        Ok(Some(Text { bytes, utf8 }))
+    }
+
+    /// The string a hash key or class name at `pos` is: it must be one.
+    pub fn name(&self, pos: usize, what: &'static str) -> Result<Text<'v>> {
+        match self.text(pos)? {
+            Some(t) => Ok(t),
+            None => {
+                let (tag, _) = self.tag(pos)?;
+                Err(self.error(ErrorKind::UnexpectedTag(tag.t, what), tag.at))
+            }
+        }
+    }
+
+    /// The array or hash the item at `pos` is, or refers to (through
+    /// references, weak ones, objects and aliases): what a path step reads.
+    pub fn container(&self, pos: usize) -> Result<Option<Container>> {
+        let mut hops = 0;
+        let mut pos = pos;
+        loop {
+            let (tag, mut c) = self.resolve(pos, &mut hops)?;
+            let inline = |c: &mut Cursor<&'v [u8]>, t: u8| -> Result<Option<Container>> {
+                let n = match t {
+                    tag::ARRAY | tag::HASH => self.count(c, t)?,
+                    _ => usize::from(t & 15),
+                };
+                Ok(Some(Container {
+                    hash: matches!(t, tag::HASH | tag::HASHREF_0..=tag::HASHREF_15),
+                    count: n,
+                    first: c.pos(),
+                }))
+            };
+            match tag.t {
+                tag::ARRAY | tag::HASH | tag::ARRAYREF_0..=tag::HASHREF_15 => {
+                    return inline(&mut c, tag.t)
+                }
+                tag::REFN => {
+                    let (inner, mut c) = self.tag(c.pos())?;
+                    return match inner.t {
+                        tag::ARRAY | tag::HASH => inline(&mut c, inner.t),
+                        _ => Ok(None),
+                    };
+                }
+                tag::REFP => {
+                    let off = c.varint()?;
+                    let x = c.target(off, tag.at, "REFP")?;
+                    let (inner, mut c) = self.tag(x)?;
+                    return match inner.t {
+                        tag::ARRAY | tag::HASH | tag::ARRAYREF_0..=tag::HASHREF_15 => {
+                            inline(&mut c, inner.t)
+                        }
+                        _ => Ok(None),
+                    };
+                }
+                tag::WEAKEN => pos = c.pos(),
+                tag::OBJECT => pos = self.skip(c.pos())?,
+                tag::OBJECTV => {
+                    c.varint()?;
+                    pos = c.pos();
+                }
+                _ => return Ok(None),
+            }
+            self.hop(&mut hops, tag.at)?;
+        }
+    }
+
+    /// Whether the item at `pos` is a regexp or a reference to one.
+    pub fn regexp(&self, pos: usize) -> Result<bool> {
+        let (tag, c) = self.resolve(pos, &mut 0)?;
+        Ok(match tag.t {
+            tag::REGEXP => true,
+            tag::REFN => self.tag(c.pos())?.0.t == tag::REGEXP,
+            _ => false,
+        })
+    }
+
+    /// The class of the object the item at `pos` is (or refers to, as
+    /// [`container`](Self::container) follows them), if it is one.
+    pub fn class(&self, pos: usize) -> Result<Option<Text<'v>>> {
+        let mut hops = 0;
+        let mut pos = pos;
+        loop {
+            let (tag, mut c) = self.resolve(pos, &mut hops)?;
+            match tag.t {
+                tag::OBJECT | tag::OBJECT_FREEZE => {
+                    return self.name(c.pos(), "as a class name").map(Some)
+                }
+                tag::OBJECTV | tag::OBJECTV_FREEZE => {
+                    let off = c.varint()?;
+                    let x = c.target(off, tag.at, "OBJECTV")?;
+                    return self.name(x, "as a class name").map(Some);
+                }
+                tag::WEAKEN => pos = c.pos(),
+                _ => return Ok(None),
+            }
+            self.hop(&mut hops, tag.at)?;
+        }
+    }
+}
+
+/// The name errors give a back-reference tag.
+pub(crate) fn backref_name(t: u8) -> &'static str {
+    match t {
+        tag::REFP => "REFP",
+        tag::ALIAS => "ALIAS",
+        _ => "COPY",
+    }
+}
+
+impl<'v> Body<'v> {
+    /// The hash key (or class name) at `pos`, a string or a `COPY` of one,
+    /// and where it ends.
+    pub fn key(&self, pos: usize) -> Result<(Text<'v>, usize)> {
+        let (tag, mut c) = self.tag(pos)?;
+        let (len, utf8) = match tag.t {
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => (usize::from(tag.t & 31), false),
+            tag::BINARY | tag::STR_UTF8 => (self.string_len(&mut c)?, tag.t == tag::STR_UTF8),
+            tag::COPY => {
+                let off = c.varint()?;
+                let x = c.target(off, tag.at, "COPY")?;
+                return Ok((self.name(x, "as a hash key")?, c.pos()));
+            }
+            t => return Err(self.error(ErrorKind::UnexpectedTag(t, "as a hash key"), tag.at)),
+        };
+        let bytes = c.slice(len)?;
+        Ok((Text { bytes, utf8 }, c.pos()))
+    }
+
+    /// The positions of the first `n` items of `cont` (elements of an
+    /// array, values of a hash), in order.
+    pub fn items(&self, cont: &Container, n: usize, stack: &mut Vec<Frame>) -> Result<Vec<usize>> {
+        let n = n.min(cont.count);
+        let mut out = Vec::with_capacity(n);
+        let mut pos = cont.first;
+        for _ in 0..n {
+            if cont.hash {
+                pos = self.key(pos)?.1;
+            }
+            out.push(pos);
+            pos = self.walk(pos, stack)?;
+        }
+        Ok(out)
+    }
+
+    /// The position of the value whose key is `key` in the hash `cont`.
+    pub fn lookup(&self, cont: &Container, key: &str, stack: &mut Vec<Frame>) -> Result<Option<usize>> {
+        let mut pos = cont.first;
+        for _ in 0..cont.count {
+            let (k, value) = self.key(pos)?;
+            if k.is(key) {
+                return Ok(Some(value));
+            }
+            pos = self.walk(value, stack)?;
+        }
+        Ok(None)
+    }
+}
