@@ -46,14 +46,22 @@ struct Extra {
     /// never frees (`\!!0`, `\!!1`, `\undef`): held, so they live as long
     /// as the document.
     keep: Vec<Ref>,
+    /// For a document of a part of another's graph: that graph's root,
+    /// which holds what the part's weak references point to.
+    whole: Option<Value>,
 }
 
 impl Document {
     /// A document made by a decode: its root, the nodes through which its
     /// cycles pass, and the cells its weak references need alive.
     pub(crate) fn new(root: Value, cycles: Vec<Ref>, keep: Vec<Ref>) -> Document {
-        let extra =
-            (!cycles.is_empty() || !keep.is_empty()).then(|| Box::new(Extra { cycles, keep }));
+        let extra = (!cycles.is_empty() || !keep.is_empty()).then(|| {
+            Box::new(Extra {
+                cycles,
+                keep,
+                whole: None,
+            })
+        });
         Document { root, extra }
     }
 
@@ -61,9 +69,11 @@ impl Document {
     /// this one holds to free its cycles: the graph's cycles are freed
     /// when the last of the two goes.
     pub(crate) fn with_root(&self, root: Value) -> Document {
+        let mut extra = self.extra.clone().unwrap_or_default();
+        extra.whole = Some(self.root.clone());
         Document {
             root,
-            extra: self.extra.clone(),
+            extra: Some(extra),
         }
     }
 
@@ -143,10 +153,11 @@ impl From<Value> for Document {
 
 impl Drop for Document {
     fn drop(&mut self) {
-        if let Some(extra) = &self.extra {
+        if let Some(extra) = &mut self.extra {
             // The root goes first, freeing what no cycle holds: what is
             // left of the graph is then held by cycles or from outside.
             drop(std::mem::take(&mut self.root));
+            drop(extra.whole.take());
             collect_cycles(&extra.cycles);
         }
     }

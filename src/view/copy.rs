@@ -22,6 +22,20 @@ pub(crate) enum Outside {
     Expand { floor: usize },
 }
 
+/// What a copy does with a weak reference whose referent it holds nowhere
+/// strongly (one written first weak, `WEAKEN REFN`, whose strong
+/// references are outside the copy): decoded alone, the referent would be
+/// freed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Weak {
+    /// Copies it as it is (the whole document is copied).
+    Keep,
+    /// Stops (see [`Copied::Outside`]).
+    Refuse,
+    /// Writes it strong.
+    Strengthen,
+}
+
 /// A copy of items of one body into a new body (`out[body_start..]`).
 pub(crate) struct Copier<'v, 'd> {
     r: Body<'v>,
@@ -38,6 +52,12 @@ pub(crate) struct Copier<'v, 'd> {
     classes: Option<&'d mut HashMap<usize, usize>>,
     /// Strings written, by content, when strings are written once.
     dedupe: Option<&'d mut HashMap<(bool, &'v [u8]), u64>>,
+    weak: Weak,
+    /// Weak references written first (`WEAKEN REFN`): where the `WEAKEN`
+    /// is in `out`, and the referent's source position.
+    weak_first: Vec<(usize, usize)>,
+    /// Source positions of tracked referents the copy refers to strongly.
+    strong: hashbrown::HashSet<usize>,
 }
 
 /// How a copy ended.
@@ -59,7 +79,16 @@ impl<'v, 'd> Copier<'v, 'd> {
             strings: HashMap::new(),
             classes: None,
             dedupe: None,
+            weak: Weak::Keep,
+            weak_first: Vec::new(),
+            strong: hashbrown::HashSet::new(),
         }
+    }
+
+    /// What to do with weak references the copy holds nowhere strongly.
+    pub fn weak(mut self, weak: Weak) -> Self {
+        self.weak = weak;
+        self
     }
 
     /// Keeps the classes of the tracked objects it copies in `classes`,
@@ -91,6 +120,8 @@ impl<'v, 'd> Copier<'v, 'd> {
         // How many of the next strings are a regexp's pattern and flags,
         // which are written as they are.
         let mut literal = 0u8;
+        // Whether the item being copied is under a WEAKEN.
+        let mut weakened = false;
         while let Some(&(pos, end)) = ranges.last() {
             if pos >= end {
                 ranges.pop();
@@ -101,6 +132,11 @@ impl<'v, 'd> Copier<'v, 'd> {
             let b = c.byte()?;
             let t = b & !TRACK_FLAG;
             let tracked = b & TRACK_FLAG != 0;
+            let under_weaken = std::mem::take(&mut weakened);
+            let weak = under_weaken && t != tag::PAD;
+            if t == tag::PAD {
+                weakened = under_weaken;
+            }
             let next = |ranges: &mut Vec<(usize, usize)>, p: usize| {
                 if let Some(top) = ranges.last_mut() {
                     top.0 = p;
@@ -109,9 +145,9 @@ impl<'v, 'd> Copier<'v, 'd> {
             // An item already copied in is referred to where it is met again.
             if tracked {
                 if let Some(&n) = self.tracked.get(&at) {
-                    let real = r.tag(at)?.0.t;
-                    let refp = matches!(real, tag::ARRAYREF_0..=tag::HASHREF_15);
-                    write_backref(out, if refp { tag::REFP } else { tag::ALIAS }, n);
+                    // the same item (a tracked item is the one Perl fills
+                    // there: a reference for ARRAYREF_n, say)
+                    write_backref(out, tag::ALIAS, n);
                     next(&mut ranges, r.skip(at)?);
                     continue;
                 }
@@ -123,6 +159,9 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let off = c.varint()?;
                     let x = c.target(off, at, backref_name(t))?;
                     next(&mut ranges, c.pos());
+                    if t == tag::REFP && !weak {
+                        self.strong.insert(x);
+                    }
                     if let Some(&n) = self.tracked.get(&x) {
                         write_backref(out, b, n);
                         continue;
@@ -134,15 +173,12 @@ impl<'v, 'd> Copier<'v, 'd> {
                         return Ok(Copied::Outside(x));
                     }
                     let x_end = r.skip(x)?;
-                    let (inner, _) = r.tag(x)?;
                     if t == tag::REFP {
                         if let Some(class) = self.class_of(x) {
                             out.push(tag::OBJECT);
                             self.string(class, out)?;
                         }
-                        if !matches!(inner.t, tag::ARRAYREF_0..=tag::HASHREF_15) {
-                            out.push(tag::REFN);
-                        }
+                        out.push(tag::REFN);
                     }
                     ranges.push((x, x_end));
                 }
@@ -195,19 +231,27 @@ impl<'v, 'd> Copier<'v, 'd> {
                     // A weak reference to an item copied in here would be
                     // its only holder: it is written strong.
                     let (inner, mut ic) = r.tag(c.pos())?;
-                    let mut weak = true;
+                    let mut keep = true;
                     if inner.t == tag::REFP {
                         let off = ic.varint()?;
                         let x = ic.target(off, inner.at, "REFP")?;
-                        weak = self.tracked.contains_key(&x);
+                        keep = self.tracked.contains_key(&x) || self.outside == Outside::Stop;
                     }
-                    if weak {
+                    if keep {
+                        if inner.t == tag::REFN {
+                            let referent = r.tag(inner.at + 1)?.0;
+                            self.weak_first.push((out.len(), referent.at));
+                        }
                         out.push(b);
+                        weakened = true;
                     }
                     next(&mut ranges, c.pos());
                 }
                 tag::REFN => {
                     let (inner, _) = r.tag(c.pos())?;
+                    if inner.tracked && !weak {
+                        self.strong.insert(inner.at);
+                    }
                     if inner.tracked {
                         if let Some(&n) = self.tracked.get(&inner.at) {
                             // the referent was copied in already: a new
@@ -278,15 +322,41 @@ impl<'v, 'd> Copier<'v, 'd> {
                 }
             }
         }
+        self.weak_references(out)
+    }
+
+    /// The weak references written first whose referent the copy holds
+    /// nowhere strongly, as [`Weak`] says.
+    fn weak_references(&mut self, out: &mut [u8]) -> Result<Copied> {
+        for &(at, referent) in &self.weak_first {
+            if self.strong.contains(&referent) {
+                continue;
+            }
+            match self.weak {
+                Weak::Keep => {}
+                Weak::Refuse => return Ok(Copied::Outside(referent)),
+                Weak::Strengthen => out[at] = tag::PAD,
+            }
+        }
         Ok(Copied::Done)
     }
 
     /// Writes the string at source position `x` (a `COPY`'s target, read
     /// for the `COPY` of offset `off` at `at`) as a string item, tracked
     /// if `tracked`.
-    fn copy_string(&mut self, x: usize, tracked: bool, out: &mut Vec<u8>, off: u64, at: usize) -> Result<()> {
+    fn copy_string(
+        &mut self,
+        x: usize,
+        tracked: bool,
+        out: &mut Vec<u8>,
+        off: u64,
+        at: usize,
+    ) -> Result<()> {
         let (t, _) = self.r.tag(x)?;
-        if !matches!(t.t, tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8) {
+        if !matches!(
+            t.t,
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8
+        ) {
             return Err(self.r.error(ErrorKind::BadOffset(off, "COPY"), at));
         }
         let end = self.r.skip(t.at)?;
@@ -304,8 +374,13 @@ impl<'v, 'd> Copier<'v, 'd> {
             None => {
                 let n = self.here(out);
                 let (t, _) = self.r.tag(x)?;
-                if !matches!(t.t, tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8) {
-                    return Err(self.r.error(ErrorKind::UnexpectedTag(t.t, "as a class name"), t.at));
+                if !matches!(
+                    t.t,
+                    tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8
+                ) {
+                    return Err(self
+                        .r
+                        .error(ErrorKind::UnexpectedTag(t.t, "as a class name"), t.at));
                 }
                 let end = self.r.skip(t.at)?;
                 let start = out.len();
@@ -325,12 +400,11 @@ impl<'v, 'd> Copier<'v, 'd> {
             return Ok(());
         };
         let (v, _) = self.r.tag(value)?;
-        let referent = match v.t {
-            tag::REFN => self.r.tag(v.at + 1)?.0,
-            _ => v,
-        };
-        if referent.tracked {
-            classes.insert(referent.at, class);
+        if v.t == tag::REFN {
+            let referent = self.r.tag(v.at + 1)?.0;
+            if referent.tracked {
+                classes.insert(referent.at, class);
+            }
         }
         Ok(())
     }
@@ -371,7 +445,7 @@ pub(crate) fn extract(view: &View<'_>, pos: usize) -> Result<Option<Vec<u8>>> {
     let mut out = Vec::with_capacity(end - pos + 16);
     let shift = write_header(&mut out, view.version());
     let body_start = out.len();
-    let mut copier = Copier::new(r, shift, body_start, Outside::Stop);
+    let mut copier = Copier::new(r, shift, body_start, Outside::Stop).weak(Weak::Refuse);
     Ok(match copier.copy(pos, end, &mut out)? {
         Copied::Done => Some(out),
         Copied::Outside(_) => None,
@@ -386,7 +460,9 @@ pub(crate) fn decode_whole(view: &View<'_>, pos: usize) -> Result<Document> {
     let mut v: Value = doc.root().clone();
     for i in steps {
         v = child(&v, i).ok_or_else(|| {
-            Error::new(ErrorKind::Invalid("the decoded document has no item where the view has it".into()))
+            Error::new(ErrorKind::Invalid(
+                "the decoded document has no item where the view has it".into(),
+            ))
         })?;
     }
     Ok(doc.with_root(v))

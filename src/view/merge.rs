@@ -170,7 +170,9 @@ pub fn merge<D: AsRef<[u8]>>(inputs: &[D], opts: &MergeOptions) -> Result<Vec<u8
             ))));
         }
     }
-    opts.encoder.framing().finish(&mut out, 0, body_start, version)?;
+    opts.encoder
+        .framing()
+        .finish(&mut out, 0, body_start, version)?;
     Ok(out)
 }
 

@@ -309,7 +309,8 @@ impl Parser<'_> {
                             out.push(c);
                         }
                         _ => {
-                            return self.fail(self.pos - 1, "only \\\\, \\' and \\\" escapes are allowed")
+                            return self
+                                .fail(self.pos - 1, "only \\\\, \\' and \\\" escapes are allowed")
                         }
                     }
                 }
@@ -390,7 +391,8 @@ impl fmt::Display for Path {
                         match x {
                             Index::One(n) => write!(f, "{n}")?,
                             Index::Slice(a, b, s) => {
-                                let part = |n: &Option<i64>| n.map(|n| n.to_string()).unwrap_or_default();
+                                let part =
+                                    |n: &Option<i64>| n.map(|n| n.to_string()).unwrap_or_default();
                                 write!(f, "{}:{}", part(a), part(b))?;
                                 if *s != 1 {
                                     write!(f, ":{s}")?;
@@ -444,19 +446,43 @@ mod tests {
     fn malformed_paths_say_where() {
         assert_eq!(bad(""), (0, "a path starts with `$`".into()));
         assert_eq!(bad("a.b"), (0, "a path starts with `$`".into()));
-        assert_eq!(bad("@.a"), (0, "the current node (@) is not supported".into()));
-        assert_eq!(bad("$..a"), (1, "recursive descent (..) is not supported".into()));
-        assert_eq!(bad("$.a[?(@.b)]"), (4, "filter expressions are not supported".into()));
-        assert_eq!(bad("$[(1)]"), (2, "script expressions are not supported".into()));
-        assert_eq!(bad("$.a["), (4, "a key, an index or a slice expected".into()));
+        assert_eq!(
+            bad("@.a"),
+            (0, "the current node (@) is not supported".into())
+        );
+        assert_eq!(
+            bad("$..a"),
+            (1, "recursive descent (..) is not supported".into())
+        );
+        assert_eq!(
+            bad("$.a[?(@.b)]"),
+            (4, "filter expressions are not supported".into())
+        );
+        assert_eq!(
+            bad("$[(1)]"),
+            (2, "script expressions are not supported".into())
+        );
+        assert_eq!(
+            bad("$.a["),
+            (4, "a key, an index or a slice expected".into())
+        );
         assert_eq!(bad("$[1"), (3, "`]` expected".into()));
         assert_eq!(bad("$['a"), (2, "unterminated quoted key".into()));
         assert_eq!(bad("$[::0]"), (4, "a slice's step cannot be 0".into()));
-        assert_eq!(bad("$['a',1]"), (6, "keys and indexes cannot be mixed in one step".into()));
+        assert_eq!(
+            bad("$['a',1]"),
+            (6, "keys and indexes cannot be mixed in one step".into())
+        );
         assert_eq!(bad("$x"), (1, "`.` or `[` expected".into()));
         assert_eq!(bad("$."), (2, "a key name expected after `.`".into()));
-        assert_eq!(bad("$[99999999999999999999]"), (2, "an integer expected".into()));
-        assert_eq!(bad("$['\\n']"), (3, "only \\\\, \\' and \\\" escapes are allowed".into()));
+        assert_eq!(
+            bad("$[99999999999999999999]"),
+            (2, "an integer expected".into())
+        );
+        assert_eq!(
+            bad("$['\\n']"),
+            (3, "only \\\\, \\' and \\\" escapes are allowed".into())
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Splitting a document whose root is an array into documents of about a
 //! given size, on its bytes.
 
-use super::copy::{write_header, Copied, Copier, Outside};
+use super::copy::{write_header, Copied, Copier, Outside, Weak};
 use super::merge::write_array_ref;
 use super::walk::Frame;
 use super::View;
@@ -187,8 +187,9 @@ impl<'a> Splitter<'a> {
         }
         let r = self.view.reader();
         let floor = self.first;
-        let mut copier =
-            Copier::new(r, shift, body_start, Outside::Expand { floor }).classes(&mut self.classes);
+        let mut copier = Copier::new(r, shift, body_start, Outside::Expand { floor })
+            .classes(&mut self.classes)
+            .weak(Weak::Strengthen);
         let from = self.pos;
         let to = ends.last().copied().unwrap_or(from);
         if let Copied::Outside(_) = copier.copy(from, to, &mut out)? {
@@ -233,7 +234,9 @@ impl<'a> Splitter<'a> {
                 continue;
             }
             let version = self.encoder.protocol_version;
-            self.encoder.framing().finish(&mut out, 0, body_start, version)?;
+            self.encoder
+                .framing()
+                .finish(&mut out, 0, body_start, version)?;
             self.index += n;
             self.pos = ends.last().copied().unwrap_or(self.pos);
             return Ok(out);

@@ -44,7 +44,12 @@ impl<'v> Text<'v> {
         match std::str::from_utf8(self.bytes) {
             Ok(s) if self.utf8 || self.bytes.is_ascii() => s.into(),
             _ if self.utf8 => String::from_utf8_lossy(self.bytes),
-            _ => self.bytes.iter().map(|&b| char::from(b)).collect::<String>().into(),
+            _ => self
+                .bytes
+                .iter()
+                .map(|&b| char::from(b))
+                .collect::<String>()
+                .into(),
         }
     }
 
@@ -216,7 +221,11 @@ impl<'v> Body<'v> {
                         c.enter()?;
                     }
                     let n = self.count(&mut c, t)?;
-                    let owed = if t == tag::HASH { 2 * n as u64 } else { n as u64 };
+                    let owed = if t == tag::HASH {
+                        2 * n as u64
+                    } else {
+                        n as u64
+                    };
                     open(stack, owed, !referent);
                 }
                 tag::ARRAYREF_0..=tag::HASHREF_15 => {
@@ -358,11 +367,13 @@ impl<'v> Body<'v> {
                 tag::REFP => {
                     let off = c.varint()?;
                     let x = c.target(off, tag.at, "REFP")?;
+                    // A tracked ARRAY or HASH is the referent of the REFN
+                    // before it; a tracked ARRAYREF_n or HASHREF_n is the
+                    // reference itself, so a REFP to one is a reference to
+                    // a reference (as Perl tracks the item it fills).
                     let (inner, mut c) = self.tag(x)?;
                     return match inner.t {
-                        tag::ARRAY | tag::HASH | tag::ARRAYREF_0..=tag::HASHREF_15 => {
-                            inline(&mut c, inner.t)
-                        }
+                        tag::ARRAY | tag::HASH => inline(&mut c, inner.t),
                         _ => Ok(None),
                     };
                 }
@@ -457,7 +468,12 @@ impl<'v> Body<'v> {
     }
 
     /// The position of the value whose key is `key` in the hash `cont`.
-    pub fn lookup(&self, cont: &Container, key: &str, stack: &mut Vec<Frame>) -> Result<Option<usize>> {
+    pub fn lookup(
+        &self,
+        cont: &Container,
+        key: &str,
+        stack: &mut Vec<Frame>,
+    ) -> Result<Option<usize>> {
         let mut pos = cont.first;
         for _ in 0..cont.count {
             let (k, value) = self.key(pos)?;
