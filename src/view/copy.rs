@@ -335,7 +335,7 @@ impl<'v, 'd> Copier<'v, 'd> {
             match self.weak {
                 Weak::Keep => {}
                 Weak::Refuse => return Ok(Copied::Outside(referent)),
-                Weak::Strengthen => out[at] = tag::PAD,
+                Weak::Strengthen => out[at] = tag::PAD | (out[at] & TRACK_FLAG),
             }
         }
         Ok(Copied::Done)
