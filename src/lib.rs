@@ -239,6 +239,11 @@ pub struct JsonGuide;
 #[doc = include_str!("../docs/interop.md")]
 pub struct InteropGuide;
 
+/// docs/view.md, whose Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/view.md")]
+pub struct ViewGuide;
+
 /// docs/performance.md, whose Rust examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/performance.md")]

@@ -54,8 +54,13 @@ fn median_interval(n: usize) -> (usize, usize) {
 }
 
 /// Times `ours` against `theirs` in `ROUNDS` interleaved pairs and prints
-/// the line.
-pub fn pair(line: &str, peer: &str, ours: &mut dyn FnMut(), theirs: &mut dyn FnMut()) {
+/// the line; returns the median nanoseconds per call of each.
+pub fn pair(
+    line: &str,
+    peer: &str,
+    ours: &mut dyn FnMut(),
+    theirs: &mut dyn FnMut(),
+) -> (f64, f64) {
     let (n, m) = (calls(ours), calls(theirs));
     let (mut a, mut b, mut r) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..ROUNDS {
@@ -83,6 +88,7 @@ pub fn pair(line: &str, peer: &str, ours: &mut dyn FnMut(), theirs: &mut dyn FnM
         r[lo],
         r[hi]
     );
+    (a[mid], b[mid])
 }
 
 fn show(ns: f64) -> String {

@@ -1,7 +1,7 @@
 //! The path language: Sereal::Path's subset of JSONPath, parsed once and
 //! applied to a view.
 
-use super::walk::{Body, Frame};
+use super::walk::{Body, Frame, KeyNames};
 use crate::error::{Error, ErrorKind, Result};
 use std::fmt;
 use std::str::FromStr;
@@ -85,19 +85,54 @@ impl Path {
     /// in order.
     pub(crate) fn select(&self, body: &Body<'_>, root: usize) -> Result<Vec<usize>> {
         let mut stack: Vec<Frame> = Vec::new();
+        let mut known = KeyNames::default();
         let mut here = vec![root];
-        for step in &self.steps {
+        let mut steps = self.steps.iter().peekable();
+        while let Some(step) = steps.next() {
             let mut next = Vec::new();
+            // Every element, then keys of each: one walk of each element
+            // finds both its keys and its end.
+            if let (Step::All, Some(Step::Keys(keys))) = (step, steps.peek()) {
+                steps.next();
+                for &pos in &here {
+                    if let Some(cont) = body.container(pos)? {
+                        let mut p = cont.first;
+                        for _ in 0..cont.count {
+                            if cont.hash {
+                                p = body.key(p)?.1;
+                            }
+                            let (found, end) = match body.container(p)? {
+                                Some(c) if c.hash && c.first > p => {
+                                    body.lookup_all(&c, keys, &mut known, &mut stack)?
+                                }
+                                Some(c) if c.hash => {
+                                    let found =
+                                        body.lookup_all(&c, keys, &mut known, &mut stack)?.0;
+                                    (found, body.walk(p, &mut stack)?)
+                                }
+                                _ => (Vec::new(), body.walk(p, &mut stack)?),
+                            };
+                            next.extend(found.into_iter().flatten());
+                            p = end;
+                        }
+                    }
+                }
+                here = next;
+                continue;
+            }
             for &pos in &here {
                 let Some(cont) = body.container(pos)? else {
                     continue;
                 };
                 match step {
                     Step::All => next.extend(body.items(&cont, cont.count, &mut stack)?),
+                    // one key: the walk stops where it is found
+                    Step::Keys(keys) if cont.hash && keys.len() == 1 => {
+                        next.extend(body.lookup(&cont, &keys[0], &mut stack)?);
+                    }
                     Step::Keys(keys) if cont.hash => {
-                        for k in keys {
-                            next.extend(body.lookup(&cont, k, &mut stack)?);
-                        }
+                        let found = body.lookup_all(&cont, keys, &mut known, &mut stack)?.0;
+                        next.extend(found.into_iter().flatten());
                     }
                     Step::Keys(_) => {}
                     Step::Indexes(_) if cont.hash => {}

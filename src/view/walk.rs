@@ -72,6 +72,17 @@ pub(crate) struct Container {
     pub first: usize,
 }
 
+/// Which of the keys a path step asks for the key strings at some
+/// positions name (see [`Body::lookup_all`]).
+#[derive(Default)]
+pub(crate) struct KeyNames(Vec<(usize, Option<usize>)>);
+
+impl KeyNames {
+    /// Key strings remembered, at most: a hash's keys are few, and a
+    /// document with more distinct ones is read without the shortcut.
+    const MAX: usize = 64;
+}
+
 /// An open item of [`Body::walk`]: the items it still owes, and whether it
 /// took a nesting level.
 #[derive(Clone, Copy)]
@@ -465,6 +476,52 @@ impl<'v> Body<'v> {
             pos = self.walk(pos, stack)?;
         }
         Ok(out)
+    }
+
+    /// The value of each of `keys` in the hash `cont` (`None` for a key it
+    /// does not have), and where its last entry ends: one walk of the
+    /// hash. `known` remembers which key a key string names, by position,
+    /// across hashes (the keys of later records are `COPY`s of the first's).
+    pub fn lookup_all(
+        &self,
+        cont: &Container,
+        keys: &[String],
+        known: &mut KeyNames,
+        stack: &mut Vec<Frame>,
+    ) -> Result<(Vec<Option<usize>>, usize)> {
+        let mut found = vec![None; keys.len()];
+        let mut pos = cont.first;
+        for _ in 0..cont.count {
+            let (tag, mut c) = self.tag(pos)?;
+            let (which, value) = if tag.t == tag::COPY {
+                let off = c.varint()?;
+                let x = c.target(off, tag.at, "COPY")?;
+                let which = match known.0.iter().find(|(p, _)| *p == x) {
+                    Some(&(_, which)) => which,
+                    None => {
+                        let name = self.name(x, "as a hash key")?;
+                        let which = keys.iter().position(|k| name.is(k));
+                        if known.0.len() < KeyNames::MAX {
+                            known.0.push((x, which));
+                        }
+                        which
+                    }
+                };
+                (which, c.pos())
+            } else {
+                let (name, value) = self.key(pos)?;
+                (keys.iter().position(|k| name.is(k)), value)
+            };
+            if let Some(i) = which {
+                found[i].get_or_insert(value);
+            }
+            pos = self.walk(value, stack)?;
+        }
+        // a key asked for twice has the first one's answer
+        let found = (0..keys.len())
+            .map(|i| found[keys.iter().position(|k| *k == keys[i]).unwrap_or(i)])
+            .collect();
+        Ok((found, pos))
     }
 
     /// The position of the value whose key is `key` in the hash `cont`.
