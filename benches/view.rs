@@ -13,7 +13,9 @@
 //!   decoding it and encoding each slice of as many records.
 //!
 //! Throughput is in MB/s of input. `cargo bench --bench view` runs every
-//! line; an argument runs the lines whose name contains it.
+//! line; an argument runs the lines whose name contains it. `--once` runs
+//! each line's own side once, unpaired, for a profiler:
+//! `valgrind --tool=callgrind target/release/deps/view-* all_emails --once`.
 
 #[path = "support/pair.rs"]
 mod pair;
@@ -67,13 +69,26 @@ fn mb_per_s(bytes: usize, ns: f64) -> f64 {
     bytes as f64 / ns * 1e3
 }
 
+/// Runs `ours` against `theirs` as [`pair`] does, or `ours` alone once.
+fn measure(once: bool, line: &str, peer: &str, ours: &mut dyn FnMut(), theirs: &mut dyn FnMut()) -> (f64, f64) {
+    if once {
+        let t = std::time::Instant::now();
+        ours();
+        println!("{line:24} once: {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
+        return (f64::NAN, f64::NAN);
+    }
+    pair(line, peer, ours, theirs)
+}
+
 fn main() {
-    let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    let once = std::env::args().any(|a| a == "--once");
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
     let doc = records();
     let last = format!("user{}@example.com", COUNT - 1);
     if run("view/last_field") {
-        pair(
+        measure(
+            once,
             "view/last_field",
             "decode",
             &mut || {
@@ -94,7 +109,8 @@ fn main() {
         );
     }
     if run("view/all_emails") {
-        pair(
+        measure(
+            once,
             "view/all_emails",
             "decode",
             &mut || {
@@ -123,7 +139,8 @@ fn main() {
             .unwrap();
         let bytes: usize = parts.iter().map(Vec::len).sum();
         let opts = MergeOptions::new();
-        let (ours, theirs) = pair(
+        let (ours, theirs) = measure(
+            once,
             "merge/records",
             "decode+encode",
             &mut || {
@@ -151,7 +168,8 @@ fn main() {
             let first = Splitter::new(view, CHUNK).unwrap().next().unwrap().unwrap();
             decode(&first).unwrap().as_array().unwrap().len()
         };
-        let (ours, theirs) = pair(
+        let (ours, theirs) = measure(
+            once,
             "split/records",
             "decode+encode",
             &mut || {

@@ -86,6 +86,7 @@ impl Path {
     pub(crate) fn select(&self, body: &Body<'_>, root: usize) -> Result<Vec<usize>> {
         let mut stack: Vec<Frame> = Vec::new();
         let mut known = KeyNames::default();
+        let mut found = Vec::new();
         let mut here = vec![root];
         let mut steps = self.steps.iter().peekable();
         while let Some(step) = steps.next() {
@@ -101,19 +102,18 @@ impl Path {
                             if cont.hash {
                                 p = body.key(p)?.1;
                             }
-                            let (found, end) = match body.container(p)? {
-                                Some(c) if c.hash && c.first > p => {
-                                    body.lookup_all(&c, keys, &mut known, &mut stack)?
-                                }
+                            found.clear();
+                            p = match body.container(p)? {
+                                Some(c) if c.hash && c.first > p => body.lookup_all(
+                                    &c, keys, &mut known, &mut found, &mut stack,
+                                )?,
                                 Some(c) if c.hash => {
-                                    let found =
-                                        body.lookup_all(&c, keys, &mut known, &mut stack)?.0;
-                                    (found, body.walk(p, &mut stack)?)
+                                    body.lookup_all(&c, keys, &mut known, &mut found, &mut stack)?;
+                                    body.walk(p, &mut stack)?
                                 }
-                                _ => (Vec::new(), body.walk(p, &mut stack)?),
+                                _ => body.walk(p, &mut stack)?,
                             };
-                            next.extend(found.into_iter().flatten());
-                            p = end;
+                            next.extend(found.iter().flatten());
                         }
                     }
                 }
@@ -131,8 +131,8 @@ impl Path {
                         next.extend(body.lookup(&cont, &keys[0], &mut stack)?);
                     }
                     Step::Keys(keys) if cont.hash => {
-                        let found = body.lookup_all(&cont, keys, &mut known, &mut stack)?.0;
-                        next.extend(found.into_iter().flatten());
+                        body.lookup_all(&cont, keys, &mut known, &mut found, &mut stack)?;
+                        next.extend(found.iter().flatten());
                     }
                     Step::Keys(_) => {}
                     Step::Indexes(_) if cont.hash => {}
