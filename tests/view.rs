@@ -454,7 +454,7 @@ fn merged_and_split_documents_give_back_the_data() {
         .collect();
     for opts in [
         MergeOptions::new(),
-        MergeOptions::new().dedupe_strings(false),
+        MergeOptions::new().dedupe_strings(true),
         MergeOptions::new().compress(Compression::Zstd),
         MergeOptions::new()
             .protocol_version(5)

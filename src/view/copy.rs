@@ -58,6 +58,10 @@ pub(crate) struct Copier<'v, 'd> {
     weak_first: Vec<(usize, usize)>,
     /// Source positions of tracked referents the copy refers to strongly.
     strong: hashbrown::HashSet<usize>,
+    /// Breakpoints of the main range: a source position and where in
+    /// `out` it landed, the bytes after it copied as they are up to the
+    /// next breakpoint.
+    breaks: Vec<(usize, usize)>,
 }
 
 /// How a copy ended.
@@ -82,6 +86,7 @@ impl<'v, 'd> Copier<'v, 'd> {
             weak: Weak::Keep,
             weak_first: Vec::new(),
             strong: hashbrown::HashSet::new(),
+            breaks: Vec::new(),
         }
     }
 
@@ -122,9 +127,31 @@ impl<'v, 'd> Copier<'v, 'd> {
         let mut literal = 0u8;
         // Whether the item being copied is under a WEAKEN.
         let mut weakened = false;
+        // Where the main range's bytes landed: from each breakpoint's source
+        // position on, bytes were copied as they are (see `moved`).
+        self.breaks.clear();
         while let Some(&(pos, end)) = ranges.last() {
             if pos >= end {
                 ranges.pop();
+                continue;
+            }
+            if ranges.len() == 1 {
+                let o = out.len();
+                if self.breaks.last().is_none_or(|&(s, d)| o - d != pos - s) {
+                    self.breaks.push((pos, o));
+                }
+            }
+            // A run of items copied as they are, at once.
+            let run = if weakened {
+                pos
+            } else {
+                plain_run(r.buf, pos, end, self.dedupe.is_none() && literal == 0)
+            };
+            if run > pos {
+                out.extend_from_slice(&r.buf[pos..run]);
+                if let Some(top) = ranges.last_mut() {
+                    top.0 = run;
+                }
                 continue;
             }
             let mut c = r.cursor(pos);
@@ -186,8 +213,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let off = c.varint()?;
                     let x = c.target(off, at, "COPY")?;
                     next(&mut ranges, c.pos());
-                    match self.strings.get(&x) {
-                        Some(&n) => write_backref(out, b, n),
+                    match self.strings.get(&x).copied().or_else(|| self.moved(x, from)) {
+                        Some(n) => write_backref(out, b, n),
                         None => {
                             let n = self.here(out);
                             self.copy_string(x, tracked, out, off, at)?;
@@ -200,8 +227,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let x = c.target(off, at, "OBJECTV")?;
                     next(&mut ranges, c.pos());
                     self.note_class(x, c.pos())?;
-                    match self.strings.get(&x) {
-                        Some(&n) => write_backref(out, b, n),
+                    match self.strings.get(&x).copied().or_else(|| self.moved(x, from)) {
+                        Some(n) => write_backref(out, b, n),
                         None => {
                             let literal = if t == tag::OBJECTV {
                                 tag::OBJECT
@@ -284,6 +311,7 @@ impl<'v, 'd> Copier<'v, 'd> {
                             match written.get(&key) {
                                 Some(&n) if varint_len(n) + 1 < c.pos() - at => {
                                     write_backref(out, tag::COPY, n);
+                                    self.strings.insert(at, n);
                                 }
                                 Some(_) => out.extend_from_slice(&r.buf[at..c.pos()]),
                                 None => {
@@ -339,6 +367,22 @@ impl<'v, 'd> Copier<'v, 'd> {
             }
         }
         Ok(Copied::Done)
+    }
+
+    /// The new offset of the string at source position `x`, copied as it
+    /// is in the main range (which starts at `from`); `None` for anything
+    /// else, which the caller writes in.
+    fn moved(&self, x: usize, from: usize) -> Option<u64> {
+        let string = matches!(
+            self.r.buf.get(x)? & !TRACK_FLAG,
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 | tag::BINARY | tag::STR_UTF8
+        );
+        if x < from || !string {
+            return None;
+        }
+        let i = self.breaks.partition_point(|&(s, _)| s <= x).checked_sub(1)?;
+        let (s, o) = self.breaks[i];
+        Some((o + (x - s) - self.body_start + self.shift) as u64)
     }
 
     /// Writes the string at source position `x` (a `COPY`'s target, read
@@ -412,6 +456,41 @@ impl<'v, 'd> Copier<'v, 'd> {
     fn class_of(&self, x: usize) -> Option<usize> {
         self.classes.as_deref().and_then(|c| c.get(&x).copied())
     }
+}
+
+/// Where the run of items from `p` (before `end`) that are copied as they
+/// are ends: untracked scalars, numbers, container headers, and strings
+/// when `strings` (no string is written once, none is a regexp's part).
+/// What needs a look (back-references, prefixes, tracked items) ends it.
+fn plain_run(buf: &[u8], mut p: usize, end: usize, strings: bool) -> usize {
+    let end = end.min(buf.len());
+    while p < end {
+        let b = buf[p];
+        let next = match b {
+            tag::POS_0..=tag::NEG_1
+            | tag::UNDEF
+            | tag::CANONICAL_UNDEF
+            | tag::TRUE
+            | tag::FALSE
+            | tag::YES
+            | tag::NO
+            | tag::ARRAYREF_0..=tag::HASHREF_15 => Some(p + 1),
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 if strings => Some(p + 1 + usize::from(b & 31)),
+            tag::BINARY | tag::STR_UTF8 if strings => protocol::read_varint(&buf[p + 1..])
+                .and_then(|(n, len)| usize::try_from(n).ok()?.checked_add(p + 1 + len)),
+            tag::VARINT | tag::ZIGZAG | tag::ARRAY | tag::HASH => {
+                protocol::read_varint(&buf[p + 1..]).map(|(_, len)| p + 1 + len)
+            }
+            tag::FLOAT => Some(p + 5),
+            tag::DOUBLE => Some(p + 9),
+            _ => None,
+        };
+        match next {
+            Some(n) if n <= end => p = n,
+            _ => break,
+        }
+    }
+    p
 }
 
 /// Writes a back-reference tag byte `b` and its offset `n`.

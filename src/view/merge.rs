@@ -33,11 +33,12 @@ impl Default for MergeOptions {
 
 impl MergeOptions {
     /// The defaults: an array of the inputs, protocol 5, no compression,
-    /// strings written once, inputs read with the default decoder options.
+    /// strings written as each input has them, inputs read with the
+    /// default decoder options.
     pub fn new() -> MergeOptions {
         MergeOptions {
             flat: false,
-            dedupe_strings: true,
+            dedupe_strings: false,
             encoder: EncoderOptions::new(),
             decoder: Decoder::default(),
         }
@@ -84,9 +85,10 @@ impl MergeOptions {
     }
 
     /// Writes each string once, later ones as `COPY`s of the first where
-    /// that is shorter, across all the inputs (default on). A regexp's
-    /// pattern and flags, and strings something refers to, are written as
-    /// they are.
+    /// that is shorter, across all the inputs: hash keys, class names and
+    /// values (default off, as the encoder's `dedupe_strings`; it costs a
+    /// hash of every string). A regexp's pattern and flags, and strings
+    /// something refers to, are written as they are.
     pub fn dedupe_strings(mut self, on: bool) -> Self {
         self.dedupe_strings = on;
         self
@@ -137,7 +139,7 @@ pub fn merge<D: AsRef<[u8]>>(inputs: &[D], opts: &MergeOptions) -> Result<Vec<u8
                 view.version()
             ))));
         }
-        view.check()?;
+        let end = view.checked_end()?;
         let r = view.reader();
         let part = if opts.flat {
             let Some(c) = r.container(0)?.filter(|c| !c.hash && c.first > 0) else {
@@ -145,12 +147,11 @@ pub fn merge<D: AsRef<[u8]>>(inputs: &[D], opts: &MergeOptions) -> Result<Vec<u8
                     "a flat merge joins arrays, and input {i}'s root is not an array"
                 ))));
             };
-            let end = r.skip(0)?;
             count += c.count;
             (c.first, end)
         } else {
             count += 1;
-            (0, r.skip(0)?)
+            (0, end)
         };
         parts.push(part);
     }

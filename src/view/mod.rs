@@ -219,11 +219,16 @@ impl<'a> View<'a> {
     /// assert_eq!((e.kind(), e.offset()), (&ErrorKind::TrailingData, Some(bytes.len() - 1)));
     /// ```
     pub fn check(&self) -> Result<()> {
+        self.checked_end().map(|_| ())
+    }
+
+    /// [`check`](Self::check), and where the root item ends (the body's end).
+    pub(crate) fn checked_end(&self) -> Result<usize> {
         let end = self.reader().walk(0, &mut Vec::new())?;
         if end != self.body.len() {
             return Err(self.reader().error(ErrorKind::TrailingData, end));
         }
-        Ok(())
+        Ok(end)
     }
 
     /// The decoder the view reads with.
