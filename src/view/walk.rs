@@ -40,7 +40,7 @@ pub(crate) struct Text<'v> {
 
 impl<'v> Text<'v> {
     /// The string's characters: a byte string's bytes are Latin-1.
-    pub fn to_str(&self) -> std::borrow::Cow<'v, str> {
+    pub fn to_str(self) -> std::borrow::Cow<'v, str> {
         match std::str::from_utf8(self.bytes) {
             Ok(s) if self.utf8 || self.bytes.is_ascii() => s.into(),
             _ if self.utf8 => String::from_utf8_lossy(self.bytes),
