@@ -222,6 +222,14 @@ impl Doc<'_> {
         Stop::Msg(self.error_text(e))
     }
 
+    /// [`Doc::error_text`] after the document's label (see [`Doc::label`];
+    /// `len`: the document's length, if known), as `validate` prints it:
+    /// `FILE: error at offset N: ...`, `FILE, document 2 at offset 12:
+    /// error ...`.
+    pub fn named_error_text(&self, e: &Error, len: Option<usize>) -> String {
+        format!("{}: {}", self.label(len), self.error_text(e))
+    }
+
     /// The text of [`Doc::error`].
     pub fn error_text(&self, e: &Error) -> String {
         let kind = e.kind();
@@ -377,6 +385,19 @@ fn documents_of(
         }
         index += 1;
     }
+}
+
+/// Writes a binary document to `output`, or to standard output (`None`
+/// or `-`) unless that is a terminal.
+pub fn write_document(doc: &[u8], output: Option<&Path>) -> Res<bool> {
+    use std::io::IsTerminal;
+    if output.is_none_or(|p| p.as_os_str() == "-") && std::io::stdout().is_terminal() {
+        return msg("error: not writing a binary document to a terminal; use -o FILE or a pipe");
+    }
+    let mut out = Output::open(output)?;
+    out.writer().write_all(doc)?;
+    out.close(true)?;
+    Ok(true)
 }
 
 /// Where a command writes: standard output, or a file that is removed

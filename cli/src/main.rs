@@ -10,6 +10,7 @@ mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use input::{Doc, Output, Res, Stop};
+use sereal::Compression;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -45,6 +46,17 @@ struct Inputs {
     /// offsets count in the decoded bytes).
     #[arg(long)]
     base64: bool,
+}
+
+/// How far plain JSON may write shared nodes out again.
+#[derive(clap::Args)]
+struct Repeat {
+    /// Plain JSON writes a node shared in the document out again at
+    /// each meeting, so a small document can stand for a huge text: at
+    /// most this many values are written again (0: no limit). A tree,
+    /// however large, writes none again.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    max_repeat: u64,
 }
 
 #[derive(Parser)]
@@ -146,12 +158,8 @@ enum Command {
         /// One line, no indentation.
         #[arg(long)]
         compact: bool,
-        /// Plain JSON writes a node shared in the document out again at
-        /// each meeting, so a small document can stand for a huge text: at
-        /// most this many values are written again (0: no limit). A tree,
-        /// however large, writes none again.
-        #[arg(long, value_name = "N", default_value_t = 10_000_000)]
-        max_repeat: u64,
+        #[command(flatten)]
+        repeat: Repeat,
         /// Write to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -253,6 +261,17 @@ enum Compress {
     Zstd,
 }
 
+impl From<Compress> for Compression {
+    fn from(c: Compress) -> Compression {
+        match c {
+            Compress::None => Compression::None,
+            Compress::Snappy => Compression::Snappy,
+            Compress::Zlib => Compression::Zlib,
+            Compress::Zstd => Compression::Zstd,
+        }
+    }
+}
+
 /// Runs an inspecting command: `each` on every document of every input.
 /// Returns how many inputs failed.
 fn inspect_counted(
@@ -300,14 +319,14 @@ fn run(cli: Cli) -> ExitCode {
             lossless,
             header,
             compact,
-            max_repeat,
+            repeat,
             output,
         } => {
             let o = convert::ToJson {
                 lossless: *lossless,
                 header: *header,
                 compact: *compact,
-                max_repeat: *max_repeat,
+                max_repeat: repeat.max_repeat,
             };
             inspect(inputs, output.as_deref(), |doc, out| {
                 convert::to_json(doc, &o, out)
@@ -355,18 +374,9 @@ fn run(cli: Cli) -> ExitCode {
 
 /// `from-json`: one document, written only if the conversion succeeds.
 fn from_json(args: &convert::FromJsonArgs, output: Option<&Path>) -> Res<bool> {
-    use std::io::IsTerminal;
     let mut doc = Vec::new();
     convert::from_json(args, &mut doc)?;
-    if output.is_none_or(|p| p.as_os_str() == "-") && std::io::stdout().is_terminal() {
-        return input::msg(
-            "error: not writing a binary document to a terminal; use -o FILE or a pipe",
-        );
-    }
-    let mut out = Output::open(output)?;
-    out.writer().write_all(&doc)?;
-    out.close(true)?;
-    Ok(true)
+    input::write_document(&doc, output)
 }
 
 fn main() -> ExitCode {
