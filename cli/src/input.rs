@@ -4,7 +4,8 @@
 use crate::walk::Fail;
 use base64::Engine;
 use sereal::protocol::{MAGIC_V1, MAGIC_V3};
-use sereal::{Error, ErrorKind, Position};
+use sereal::view::View;
+use sereal::{Decoder, Error, ErrorKind, Position};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -222,6 +223,11 @@ impl Doc<'_> {
         Stop::Msg(self.error_text(e))
     }
 
+    /// [`Doc::error`] named as [`Doc::named_error_text`] names it.
+    pub fn named_error(&self, e: &Error, len: Option<usize>) -> Stop {
+        Stop::Msg(self.named_error_text(e, len))
+    }
+
     /// [`Doc::error_text`] after the document's label (see [`Doc::label`];
     /// `len`: the document's length, if known), as `validate` prints it:
     /// `FILE: error at offset N: ...`, `FILE, document 2 at offset 12:
@@ -293,6 +299,46 @@ impl Doc<'_> {
                     pos + shift
                 ),
             }),
+        }
+    }
+}
+
+impl<'a> Doc<'a> {
+    /// A view of this document (see `sereal::view`), and the document's
+    /// length: its input may hold more after it. The document is walked
+    /// through and checked as the decoder reads it (the walk tells where
+    /// a raw body ends), but no value is built. Errors are named
+    /// ([`Doc::named_error`]).
+    pub fn view<'v>(&self, dec: &'v Decoder) -> Res<(View<'v>, usize)>
+    where
+        'a: 'v,
+    {
+        let fail = |e: Error| self.named_error(&e, None);
+        let (view, framed) = match dec.view(self.bytes) {
+            // A compressed document followed by more: its frame's end is
+            // in its header, and the view refuses what follows it.
+            Err(e) if e.kind() == &ErrorKind::TrailingData => match e.position() {
+                Some(Position::Document(end)) => (dec.view(&self.bytes[..end]), end),
+                _ => (Err(e), 0),
+            },
+            view => (view, self.bytes.len()),
+        };
+        let view = view.map_err(fail)?;
+        let root = view.root();
+        match root.position() {
+            // A raw body ends where its root value does.
+            Position::Document(start) => {
+                let len = start + root.raw().map_err(fail)?.len();
+                if len == framed {
+                    return Ok((view, len));
+                }
+                Ok((dec.view(&self.bytes[..len]).map_err(fail)?, len))
+            }
+            // A decompressed body fills its frame.
+            Position::DecompressedBody(_) => {
+                view.check().map_err(fail)?;
+                Ok((view, framed))
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod check;
 mod convert;
+mod get;
 mod input;
 mod inspect;
 mod rules;
@@ -27,8 +28,9 @@ Examples:
   echo '{\"id\": [1, 2]}' | sereal from-json --compress zstd - > doc.srl
   sereal validate cache/*.srl
   base64 -d blob.b64 | sereal info            (or: sereal info --base64 blob.b64)
+  sereal get '$.users[*].name' doc.srl        the values a path selects, as JSON
 
-The inspecting commands (info, dump, show, to-json, validate) take several files,
+The inspecting commands (info, dump, show, to-json, validate, get) take several files,
 read standard input when given none or `-`, and read each document of a file
 of concatenated documents in turn, numbered, with its offset. ASCII whitespace
 after the last document (such as the newline `redis-cli --raw` ends its output
@@ -237,6 +239,36 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Print the values a path selects in each document, one per line.
+    ///
+    /// PATH is in the JSONPath subset of Perl's Sereal::Path: `$` (the
+    /// root), `.key`, `['key']`, `[key]`, `[n]`, `[-n]` (from the end),
+    /// `[*]` and `.*` (every element or value), `[a:b:step]` (a slice, as
+    /// Python's), `[k1,k2]` and `[0,2]` (several). Each step sees through
+    /// references and objects, as Perl's `->` does. The documents are not
+    /// decoded: each is walked through once, its tags checked as the
+    /// decoder checks them, and only what the path selects is decoded and
+    /// printed, as compact plain JSON (as `to-json --compact` writes it)
+    /// or with --perl in Perl's notation. A document where nothing matches
+    /// prints nothing; a malformed path is an error before any input is
+    /// read.
+    #[command(
+        after_help = "Examples:\n  sereal get '$.users[*].name' doc.srl\n  sereal get '$[0:2]' queue-dump.srl        (each document of the file)\n  sereal get --perl '$.users[-1]' doc.srl   (Perl's notation)\n  redis-cli --raw GET key | sereal get '$.id'\n  sereal get -e '$.error' doc.srl > /dev/null || echo 'no error'"
+    )]
+    Get {
+        /// Where the values are: `$.key[0]`...
+        path: String,
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Print in Perl's notation (one line each) instead of JSON.
+        #[arg(long)]
+        perl: bool,
+        /// Exit 1 when nothing matched in any document (as errors do).
+        #[arg(short, long)]
+        exit_status: bool,
+        #[command(flatten)]
+        repeat: Repeat,
+    },
     /// Run the conformance checks on corpus files written by Perl's Sereal.
     ///
     /// The files are zstd-compressed JSON Lines (see tests/corpus/README.md): decode
@@ -361,6 +393,23 @@ fn run(cli: Cli) -> ExitCode {
             };
             from_json(&args, output.as_deref())
         }
+        Command::Get {
+            path,
+            inputs,
+            perl,
+            exit_status,
+            repeat,
+        } => get::parse_path(path).and_then(|path| {
+            let o = get::Get {
+                perl: *perl,
+                max_repeat: repeat.max_repeat,
+            };
+            let mut found = 0;
+            let ok = inspect(inputs, None, |doc, out| {
+                get::get(doc, &path, &o, &mut found, out)
+            })?;
+            Ok(ok && (found > 0 || !*exit_status))
+        }),
     };
     match result {
         Ok(true) | Err(Stop::BrokenPipe) => ExitCode::SUCCESS,

@@ -474,12 +474,13 @@ fn help_explains_every_command_with_examples() {
         "to-json",
         "from-json",
         "validate",
+        "get",
         "conformance",
         "Examples:",
     ] {
         assert!(out.contains(cmd), "{cmd}\n{out}");
     }
-    for cmd in ["info", "dump", "show", "to-json", "from-json"] {
+    for cmd in ["info", "dump", "show", "to-json", "from-json", "get"] {
         let (code, out, _) = run(&[cmd, "--help"], b"");
         assert_eq!(code, 0);
         assert!(text(&out).contains("Example"), "{cmd}");
