@@ -161,6 +161,7 @@ pub fn read_documents(path: &Path, base64: bool) -> Res<Source> {
 }
 
 /// One document of an input.
+#[derive(Clone)]
 pub struct Doc<'a> {
     /// The input's name as given (`-` for standard input).
     pub name: &'a str,
@@ -406,11 +407,13 @@ pub fn each_document(
     Ok(failed)
 }
 
-fn documents_of(
-    name: &str,
+/// Runs `each` on the documents of one input in turn, to its first
+/// failure; `each` returns the length of its document.
+fn documents_of<'a>(
+    name: &'a str,
     inputs: usize,
-    source: &Source,
-    mut each: impl FnMut(&Doc) -> Res<usize>,
+    source: &'a Source,
+    mut each: impl FnMut(&Doc<'a>) -> Res<usize>,
 ) -> Res {
     let bytes = source.bytes();
     let mut offset = 0;
@@ -431,6 +434,52 @@ fn documents_of(
         }
         index += 1;
     }
+}
+
+/// Every input read (standard input when there are none), with its name:
+/// for a command that reads all its input before it writes.
+pub fn read_all(files: &[PathBuf], base64: bool) -> Res<Vec<(String, Source)>> {
+    paths(files)
+        .iter()
+        .map(|p| Ok((p.display().to_string(), read_documents(p, base64)?)))
+        .collect()
+}
+
+/// A document of an input read whole, walked through and checked.
+pub struct Part<'a> {
+    doc: Doc<'a>,
+    /// Its length.
+    len: usize,
+}
+
+impl<'a> Part<'a> {
+    /// The document's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        &self.doc.bytes[..self.len]
+    }
+
+    /// An error about the document, named as [`Doc::named_error`] names it.
+    pub fn error(&self, e: &Error) -> Stop {
+        self.doc.named_error(e, Some(self.len))
+    }
+}
+
+/// Every document of the inputs [`read_all`] read, each walked through
+/// and checked ([`Doc::view`]), in order; the first that fails is the
+/// error.
+pub fn documents<'a>(inputs: &'a [(String, Source)], dec: &Decoder) -> Res<Vec<Part<'a>>> {
+    let mut parts = Vec::new();
+    for (name, source) in inputs {
+        documents_of(name, inputs.len(), source, |doc| {
+            let (_, len) = doc.view(dec)?;
+            parts.push(Part {
+                doc: doc.clone(),
+                len,
+            });
+            Ok(len)
+        })?;
+    }
+    Ok(parts)
 }
 
 /// Writes a binary document to `output`, or to standard output (`None`

@@ -5,12 +5,14 @@ mod convert;
 mod get;
 mod input;
 mod inspect;
+mod merge;
 mod rules;
 mod show;
 mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use input::{Doc, Output, Res, Stop};
+use sereal::view::MergeOptions;
 use sereal::Compression;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,7 @@ Examples:
   sereal validate cache/*.srl
   base64 -d blob.b64 | sereal info            (or: sereal info --base64 blob.b64)
   sereal get '$.users[*].name' doc.srl        the values a path selects, as JSON
+  sereal merge a.srl b.srl -o both.srl        one document: an array of the inputs
 
 The inspecting commands (info, dump, show, to-json, validate, get) take several files,
 read standard input when given none or `-`, and read each document of a file
@@ -59,6 +62,18 @@ struct Repeat {
     /// however large, writes none again.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     max_repeat: u64,
+}
+
+/// How a document written from others' bytes is compressed.
+#[derive(clap::Args)]
+struct Compressing {
+    /// Body compression.
+    #[arg(long, value_enum, default_value = "none")]
+    compress: Compress,
+    /// With --compress: bodies shorter than this many bytes stay
+    /// uncompressed (as Perl's Sereal).
+    #[arg(long, value_name = "BYTES", default_value_t = 1024)]
+    compress_threshold: usize,
 }
 
 #[derive(Parser)]
@@ -269,6 +284,37 @@ enum Command {
         #[command(flatten)]
         repeat: Repeat,
     },
+    /// Merge documents into one whose root is an array of theirs.
+    ///
+    /// Every document of every input (a file of concatenated documents
+    /// gives each of its documents) becomes an element of the merged
+    /// document's root array, in order; with --flat, each input's root
+    /// must be an array, and their elements are joined into one array.
+    /// The documents are not decoded: their tags are copied, checked as
+    /// the decoder checks them, with their back-references rewritten, so
+    /// sharing within each input is kept; strings repeated across inputs
+    /// are written once. User header data is not kept. All the inputs are
+    /// read before the output is written; the output may not be an input.
+    /// Writes to standard output (not a terminal) or to `-o FILE`.
+    #[command(
+        after_help = "Examples:\n  sereal merge a.srl b.srl -o both.srl        ([A, B])\n  sereal merge --flat a.srl b.srl -o all.srl  (A's elements, then B's)\n  cat queue/*.srl | sereal merge --compress zstd > day.srl"
+    )]
+    Merge {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Join the inputs' root arrays: `[1, 2]` and `[3]` merge to `[1,
+        /// 2, 3]` (to `[[1, 2], [3]]` without it).
+        #[arg(long)]
+        flat: bool,
+        /// Protocol version to write, at least each input's (default 5).
+        #[arg(long, value_name = "N")]
+        protocol: Option<u8>,
+        #[command(flatten)]
+        compressing: Compressing,
+        /// Write to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Run the conformance checks on corpus files written by Perl's Sereal.
     ///
     /// The files are zstd-compressed JSON Lines (see tests/corpus/README.md): decode
@@ -410,6 +456,24 @@ fn run(cli: Cli) -> ExitCode {
             })?;
             Ok(ok && (found > 0 || !*exit_status))
         }),
+        Command::Merge {
+            inputs,
+            flat,
+            protocol,
+            compressing: c,
+            output,
+        } => {
+            let mut opts = MergeOptions::new()
+                .flat(*flat)
+                .compress(c.compress.into())
+                .compress_threshold(c.compress_threshold)
+                .decoder(input::decoder());
+            if let Some(v) = protocol {
+                opts = opts.protocol_version(*v);
+            }
+            merge::merge(inputs, &opts, output.as_deref())
+                .and_then(|doc| input::write_document(&doc, output.as_deref()))
+        }
     };
     match result {
         Ok(true) | Err(Stop::BrokenPipe) => ExitCode::SUCCESS,

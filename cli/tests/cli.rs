@@ -475,12 +475,21 @@ fn help_explains_every_command_with_examples() {
         "from-json",
         "validate",
         "get",
+        "merge",
         "conformance",
         "Examples:",
     ] {
         assert!(out.contains(cmd), "{cmd}\n{out}");
     }
-    for cmd in ["info", "dump", "show", "to-json", "from-json", "get"] {
+    for cmd in [
+        "info",
+        "dump",
+        "show",
+        "to-json",
+        "from-json",
+        "get",
+        "merge",
+    ] {
         let (code, out, _) = run(&[cmd, "--help"], b"");
         assert_eq!(code, 0);
         assert!(text(&out).contains("Example"), "{cmd}");
