@@ -32,6 +32,7 @@ Examples:
   base64 -d blob.b64 | sereal info            (or: sereal info --base64 blob.b64)
   sereal get '$.users[*].name' doc.srl        the values a path selects, as JSON
   sereal merge a.srl b.srl -o both.srl        one document: an array of the inputs
+  sereal split big.srl --chunk-size 65536 -o chunks/
 
 The inspecting commands (info, dump, show, to-json, validate, get) take several files,
 read standard input when given none or `-`, and read each document of a file
@@ -315,6 +316,41 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Split a document whose root is an array into chunks of about a size.
+    ///
+    /// Each chunk is a document whose root is an array of consecutive
+    /// elements of the original, in order, written to DIR (made if
+    /// missing) as chunk-000001.srl, chunk-000002.srl... (`ls` lists them
+    /// in order); a file of several documents splits each in turn. A chunk
+    /// is at most --chunk-size bytes (before compression) unless one
+    /// element alone is larger. An element that shares a value with an
+    /// earlier chunk has its own copy of it. The documents are not decoded,
+    /// but cut on their bytes, as Perl's Sereal::Splitter does. Prints the
+    /// number of chunks and elements on standard error. Chunks are not
+    /// written over: DIR must not hold chunk files already.
+    #[command(
+        after_help = "Examples:\n  sereal split big.srl --chunk-size 1000000 -o chunks/\n  sereal split big.srl --chunk-size 65536 --count-header --compress zstd -o chunks/\n  sereal get '$[*].id' chunks/*.srl           (the chunks read in order)"
+    )]
+    Split {
+        /// The file (`-`: standard input).
+        file: PathBuf,
+        /// The largest chunk, in bytes.
+        #[arg(long, value_name = "BYTES")]
+        chunk_size: usize,
+        /// The directory to write the chunks to.
+        #[arg(short = 'o', long = "output", value_name = "DIR")]
+        dir: PathBuf,
+        /// Give each chunk user header data `{"elements_count": N}` (as
+        /// Sereal::Splitter's header template with '__$CNT__').
+        #[arg(long)]
+        count_header: bool,
+        /// Protocol version to write, at least the document's (default:
+        /// the document's).
+        #[arg(long, value_name = "N")]
+        protocol: Option<u8>,
+        #[command(flatten)]
+        compressing: Compressing,
+    },
     /// Run the conformance checks on corpus files written by Perl's Sereal.
     ///
     /// The files are zstd-compressed JSON Lines (see tests/corpus/README.md): decode
@@ -474,6 +510,22 @@ fn run(cli: Cli) -> ExitCode {
             merge::merge(inputs, &opts, output.as_deref())
                 .and_then(|doc| input::write_document(&doc, output.as_deref()))
         }
+        Command::Split {
+            file,
+            chunk_size,
+            dir,
+            count_header,
+            protocol,
+            compressing: c,
+        } => merge::split(&merge::Split {
+            file,
+            chunk_size: *chunk_size,
+            dir,
+            protocol: *protocol,
+            compress: c.compress.into(),
+            compress_threshold: c.compress_threshold,
+            count_header: *count_header,
+        }),
     };
     match result {
         Ok(true) | Err(Stop::BrokenPipe) => ExitCode::SUCCESS,

@@ -476,6 +476,7 @@ fn help_explains_every_command_with_examples() {
         "validate",
         "get",
         "merge",
+        "split",
         "conformance",
         "Examples:",
     ] {
@@ -489,6 +490,7 @@ fn help_explains_every_command_with_examples() {
         "from-json",
         "get",
         "merge",
+        "split",
     ] {
         let (code, out, _) = run(&[cmd, "--help"], b"");
         assert_eq!(code, 0);
