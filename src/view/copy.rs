@@ -134,15 +134,21 @@ impl<'v, 'd> Copier<'v, 'd> {
                         return Ok(Copied::Outside(x));
                     }
                     let x_end = r.skip(x)?;
-                    let (inner, _) = r.tag(x)?;
                     if t == tag::REFP {
                         if let Some(class) = self.class_of(x) {
                             out.push(tag::OBJECT);
                             self.string(class, out)?;
                         }
-                        if !matches!(inner.t, tag::ARRAYREF_0..=tag::HASHREF_15) {
-                            out.push(tag::REFN);
+                        // A reference to the item, whatever it is (a
+                        // `REFP` to an `ARRAYREF_n` is a reference to the
+                        // scalar holding the array's reference, as Perl
+                        // reads it); tracked where the `REFP` was, for
+                        // what refers to it.
+                        if tracked {
+                            let n = self.here(out);
+                            self.tracked.insert(at, n);
                         }
+                        out.push(tag::REFN | (b & TRACK_FLAG));
                     }
                     ranges.push((x, x_end));
                 }
@@ -203,6 +209,10 @@ impl<'v, 'd> Copier<'v, 'd> {
                     }
                     if weak {
                         out.push(b);
+                    } else if tracked {
+                        // What refers to the weak reference refers to the
+                        // strong one: its track flag stays, on a `PAD`.
+                        out.push(tag::PAD | TRACK_FLAG);
                     }
                     next(&mut ranges, c.pos());
                 }
