@@ -70,7 +70,13 @@ fn mb_per_s(bytes: usize, ns: f64) -> f64 {
 }
 
 /// Runs `ours` against `theirs` as [`pair`] does, or `ours` alone once.
-fn measure(once: bool, line: &str, peer: &str, ours: &mut dyn FnMut(), theirs: &mut dyn FnMut()) -> (f64, f64) {
+fn measure(
+    once: bool,
+    line: &str,
+    peer: &str,
+    ours: &mut dyn FnMut(),
+    theirs: &mut dyn FnMut(),
+) -> (f64, f64) {
     if once {
         let t = std::time::Instant::now();
         ours();

@@ -21,7 +21,7 @@ pub fn validate(doc: &Doc, quiet: bool, out: &mut dyn Write) -> Res<usize> {
             Ok(used)
         }
         Err(e) => {
-            writeln!(out, "{}: {}", doc.label(None), doc.error_text(&e))?;
+            writeln!(out, "{}", doc.named_error_text(&e, None))?;
             Err(Stop::Failed)
         }
     }

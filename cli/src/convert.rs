@@ -4,7 +4,7 @@ use crate::input::{msg, read, Doc, Res, Stop};
 use crate::Compress;
 use sereal::json::{Document, LosslessNodes};
 use sereal::protocol;
-use sereal::{Body, Compression, Encoder, EncoderOptions, Key, Ref, Str, Value};
+use sereal::{Body, Encoder, EncoderOptions, Key, Ref, Str, Value};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
@@ -47,18 +47,24 @@ pub fn to_json(doc: &Doc, o: &ToJson, out: &mut dyn Write) -> Res<usize> {
             )))
         }
     };
-    let mut p = Plain {
-        out: &mut *out,
-        compact: o.compact,
-        max_repeat: o.max_repeat,
+    write_plain(&mut *out, root, o.compact, o.max_repeat)?;
+    writeln!(out)?;
+    Ok(used)
+}
+
+/// Writes `v` as plain JSON (see [`Plain`]), on one line if `compact`;
+/// `max_repeat` as [`ToJson::max_repeat`].
+pub fn write_plain(out: &mut dyn Write, v: &Value, compact: bool, max_repeat: u64) -> Res {
+    Plain {
+        out,
+        compact,
+        max_repeat,
         repeated: 0,
         in_repeat: 0,
         open: HashSet::new(),
         written: HashSet::new(),
-    };
-    p.value(root, 0)?;
-    writeln!(out)?;
-    Ok(used)
+    }
+    .value(v, 0)
 }
 
 /// Plain JSON written as the graph is walked: what `sereal::json::to_json`
@@ -347,12 +353,7 @@ pub fn from_json(a: &FromJsonArgs, out: &mut dyn Write) -> Res {
         .unwrap_or(protocol::PROTOCOL_VERSION);
     match a.compress {
         Some(c) => {
-            opts.compress = match c {
-                Compress::None => Compression::None,
-                Compress::Snappy => Compression::Snappy,
-                Compress::Zlib => Compression::Zlib,
-                Compress::Zstd => Compression::Zstd,
-            };
+            opts.compress = c.into();
             opts.compress_threshold = a.compress_threshold.unwrap_or(1024);
         }
         None => {

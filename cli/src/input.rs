@@ -4,7 +4,8 @@
 use crate::walk::Fail;
 use base64::Engine;
 use sereal::protocol::{MAGIC_V1, MAGIC_V3};
-use sereal::{Error, ErrorKind, Position};
+use sereal::view::View;
+use sereal::{Decoder, Error, ErrorKind, Position};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -160,6 +161,7 @@ pub fn read_documents(path: &Path, base64: bool) -> Res<Source> {
 }
 
 /// One document of an input.
+#[derive(Clone)]
 pub struct Doc<'a> {
     /// The input's name as given (`-` for standard input).
     pub name: &'a str,
@@ -220,6 +222,19 @@ impl Doc<'_> {
     /// in the input: `error at offset N: ...`.
     pub fn error(&self, e: &Error) -> Stop {
         Stop::Msg(self.error_text(e))
+    }
+
+    /// [`Doc::error`] named as [`Doc::named_error_text`] names it.
+    pub fn named_error(&self, e: &Error, len: Option<usize>) -> Stop {
+        Stop::Msg(self.named_error_text(e, len))
+    }
+
+    /// [`Doc::error_text`] after the document's label (see [`Doc::label`];
+    /// `len`: the document's length, if known), as `validate` prints it:
+    /// `FILE: error at offset N: ...`, `FILE, document 2 at offset 12:
+    /// error ...`.
+    pub fn named_error_text(&self, e: &Error, len: Option<usize>) -> String {
+        format!("{}: {}", self.label(len), self.error_text(e))
     }
 
     /// The text of [`Doc::error`].
@@ -289,6 +304,46 @@ impl Doc<'_> {
     }
 }
 
+impl<'a> Doc<'a> {
+    /// A view of this document (see `sereal::view`), and the document's
+    /// length: its input may hold more after it. The document is walked
+    /// through and checked as the decoder reads it (the walk tells where
+    /// a raw body ends), but no value is built. Errors are named
+    /// ([`Doc::named_error`]).
+    pub fn view<'v>(&self, dec: &'v Decoder) -> Res<(View<'v>, usize)>
+    where
+        'a: 'v,
+    {
+        let fail = |e: Error| self.named_error(&e, None);
+        let (view, framed) = match dec.view(self.bytes) {
+            // A compressed document followed by more: its frame's end is
+            // in its header, and the view refuses what follows it.
+            Err(e) if e.kind() == &ErrorKind::TrailingData => match e.position() {
+                Some(Position::Document(end)) => (dec.view(&self.bytes[..end]), end),
+                _ => (Err(e), 0),
+            },
+            view => (view, self.bytes.len()),
+        };
+        let view = view.map_err(fail)?;
+        let root = view.root();
+        match root.position() {
+            // A raw body ends where its root value does.
+            Position::Document(start) => {
+                let len = start + root.raw().map_err(fail)?.len();
+                if len == framed {
+                    return Ok((view, len));
+                }
+                Ok((dec.view(&self.bytes[..len]).map_err(fail)?, len))
+            }
+            // A decompressed body fills its frame.
+            Position::DecompressedBody(_) => {
+                view.check().map_err(fail)?;
+                Ok((view, framed))
+            }
+        }
+    }
+}
+
 fn looks_like_json(b: &[u8]) -> bool {
     let text = b.trim_ascii_start();
     matches!(text.first(), Some(b'{' | b'[' | b'"')) && std::str::from_utf8(b).is_ok()
@@ -352,11 +407,13 @@ pub fn each_document(
     Ok(failed)
 }
 
-fn documents_of(
-    name: &str,
+/// Runs `each` on the documents of one input in turn, to its first
+/// failure; `each` returns the length of its document.
+fn documents_of<'a>(
+    name: &'a str,
     inputs: usize,
-    source: &Source,
-    mut each: impl FnMut(&Doc) -> Res<usize>,
+    source: &'a Source,
+    mut each: impl FnMut(&Doc<'a>) -> Res<usize>,
 ) -> Res {
     let bytes = source.bytes();
     let mut offset = 0;
@@ -377,6 +434,65 @@ fn documents_of(
         }
         index += 1;
     }
+}
+
+/// Every input read (standard input when there are none), with its name:
+/// for a command that reads all its input before it writes.
+pub fn read_all(files: &[PathBuf], base64: bool) -> Res<Vec<(String, Source)>> {
+    paths(files)
+        .iter()
+        .map(|p| Ok((p.display().to_string(), read_documents(p, base64)?)))
+        .collect()
+}
+
+/// A document of an input read whole, walked through and checked.
+pub struct Part<'a> {
+    doc: Doc<'a>,
+    /// Its length.
+    len: usize,
+}
+
+impl<'a> Part<'a> {
+    /// The document's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        &self.doc.bytes[..self.len]
+    }
+
+    /// An error about the document, named as [`Doc::named_error`] names it.
+    pub fn error(&self, e: &Error) -> Stop {
+        self.doc.named_error(e, Some(self.len))
+    }
+}
+
+/// Every document of the inputs [`read_all`] read, each walked through
+/// and checked ([`Doc::view`]), in order; the first that fails is the
+/// error.
+pub fn documents<'a>(inputs: &'a [(String, Source)], dec: &Decoder) -> Res<Vec<Part<'a>>> {
+    let mut parts = Vec::new();
+    for (name, source) in inputs {
+        documents_of(name, inputs.len(), source, |doc| {
+            let (_, len) = doc.view(dec)?;
+            parts.push(Part {
+                doc: doc.clone(),
+                len,
+            });
+            Ok(len)
+        })?;
+    }
+    Ok(parts)
+}
+
+/// Writes a binary document to `output`, or to standard output (`None`
+/// or `-`) unless that is a terminal.
+pub fn write_document(doc: &[u8], output: Option<&Path>) -> Res<bool> {
+    use std::io::IsTerminal;
+    if output.is_none_or(|p| p.as_os_str() == "-") && std::io::stdout().is_terminal() {
+        return msg("error: not writing a binary document to a terminal; use -o FILE or a pipe");
+    }
+    let mut out = Output::open(output)?;
+    out.writer().write_all(doc)?;
+    out.close(true)?;
+    Ok(true)
 }
 
 /// Where a command writes: standard output, or a file that is removed

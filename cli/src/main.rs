@@ -2,14 +2,18 @@
 
 mod check;
 mod convert;
+mod get;
 mod input;
 mod inspect;
+mod merge;
 mod rules;
 mod show;
 mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use input::{Doc, Output, Res, Stop};
+use sereal::view::MergeOptions;
+use sereal::Compression;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,8 +30,11 @@ Examples:
   echo '{\"id\": [1, 2]}' | sereal from-json --compress zstd - > doc.srl
   sereal validate cache/*.srl
   base64 -d blob.b64 | sereal info            (or: sereal info --base64 blob.b64)
+  sereal get '$.users[*].name' doc.srl        the values a path selects, as JSON
+  sereal merge a.srl b.srl -o both.srl        one document: an array of the inputs
+  sereal split big.srl --chunk-size 65536 -o chunks/
 
-The inspecting commands (info, dump, show, to-json, validate) take several files,
+The inspecting commands (info, dump, show, to-json, validate, get) take several files,
 read standard input when given none or `-`, and read each document of a file
 of concatenated documents in turn, numbered, with its offset. ASCII whitespace
 after the last document (such as the newline `redis-cli --raw` ends its output
@@ -45,6 +52,29 @@ struct Inputs {
     /// offsets count in the decoded bytes).
     #[arg(long)]
     base64: bool,
+}
+
+/// How far plain JSON may write shared nodes out again.
+#[derive(clap::Args)]
+struct Repeat {
+    /// Plain JSON writes a node shared in the document out again at
+    /// each meeting, so a small document can stand for a huge text: at
+    /// most this many values are written again (0: no limit). A tree,
+    /// however large, writes none again.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    max_repeat: u64,
+}
+
+/// How a document written from others' bytes is compressed.
+#[derive(clap::Args)]
+struct Compressing {
+    /// Body compression.
+    #[arg(long, value_enum, default_value = "none")]
+    compress: Compress,
+    /// With --compress: bodies shorter than this many bytes stay
+    /// uncompressed (as Perl's Sereal).
+    #[arg(long, value_name = "BYTES", default_value_t = 1024)]
+    compress_threshold: usize,
 }
 
 #[derive(Parser)]
@@ -146,12 +176,8 @@ enum Command {
         /// One line, no indentation.
         #[arg(long)]
         compact: bool,
-        /// Plain JSON writes a node shared in the document out again at
-        /// each meeting, so a small document can stand for a huge text: at
-        /// most this many values are written again (0: no limit). A tree,
-        /// however large, writes none again.
-        #[arg(long, value_name = "N", default_value_t = 10_000_000)]
-        max_repeat: u64,
+        #[command(flatten)]
+        repeat: Repeat,
         /// Write to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -229,6 +255,102 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Print the values a path selects in each document, one per line.
+    ///
+    /// PATH is in the JSONPath subset of Perl's Sereal::Path: `$` (the
+    /// root), `.key`, `['key']`, `[key]`, `[n]`, `[-n]` (from the end),
+    /// `[*]` and `.*` (every element or value), `[a:b:step]` (a slice, as
+    /// Python's), `[k1,k2]` and `[0,2]` (several). Each step sees through
+    /// references and objects, as Perl's `->` does. The documents are not
+    /// decoded: each is walked through once, its tags checked as the
+    /// decoder checks them, and only what the path selects is decoded and
+    /// printed, as compact plain JSON (as `to-json --compact` writes it)
+    /// or with --perl in Perl's notation. A document where nothing matches
+    /// prints nothing; a malformed path is an error before any input is
+    /// read.
+    #[command(
+        after_help = "Examples:\n  sereal get '$.users[*].name' doc.srl\n  sereal get '$[0:2]' queue-dump.srl        (each document of the file)\n  sereal get --perl '$.users[-1]' doc.srl   (Perl's notation)\n  redis-cli --raw GET key | sereal get '$.id'\n  sereal get -e '$.error' doc.srl > /dev/null || echo 'no error'"
+    )]
+    Get {
+        /// Where the values are: `$.key[0]`...
+        path: String,
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Print in Perl's notation (one line each) instead of JSON.
+        #[arg(long)]
+        perl: bool,
+        /// Exit 1 when nothing matched in any document (as errors do).
+        #[arg(short, long)]
+        exit_status: bool,
+        #[command(flatten)]
+        repeat: Repeat,
+    },
+    /// Merge documents into one whose root is an array of theirs.
+    ///
+    /// Every document of every input (a file of concatenated documents
+    /// gives each of its documents) becomes an element of the merged
+    /// document's root array, in order; with --flat, each input's root
+    /// must be an array, and their elements are joined into one array.
+    /// The documents are not decoded: their tags are copied, checked as
+    /// the decoder checks them, with their back-references rewritten, so
+    /// sharing within each input is kept; strings repeated across inputs
+    /// are written once. User header data is not kept. All the inputs are
+    /// read before the output is written; the output may not be an input.
+    /// Writes to standard output (not a terminal) or to `-o FILE`.
+    #[command(
+        after_help = "Examples:\n  sereal merge a.srl b.srl -o both.srl        ([A, B])\n  sereal merge --flat a.srl b.srl -o all.srl  (A's elements, then B's)\n  cat queue/*.srl | sereal merge --compress zstd > day.srl"
+    )]
+    Merge {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Join the inputs' root arrays: `[1, 2]` and `[3]` merge to `[1,
+        /// 2, 3]` (to `[[1, 2], [3]]` without it).
+        #[arg(long)]
+        flat: bool,
+        /// Protocol version to write, at least each input's (default 5).
+        #[arg(long, value_name = "N")]
+        protocol: Option<u8>,
+        #[command(flatten)]
+        compressing: Compressing,
+        /// Write to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Split a document whose root is an array into chunks of about a size.
+    ///
+    /// Each chunk is a document whose root is an array of consecutive
+    /// elements of the original, in order, written to DIR (made if
+    /// missing) as chunk-000001.srl, chunk-000002.srl... (`ls` lists them
+    /// in order); a file of several documents splits each in turn. A chunk
+    /// is at most --chunk-size bytes (before compression) unless one
+    /// element alone is larger. An element that shares a value with an
+    /// earlier chunk has its own copy of it. The documents are not decoded,
+    /// but cut on their bytes, as Perl's Sereal::Splitter does. Prints the
+    /// number of chunks and elements on standard error. Chunks are not
+    /// written over: DIR must not hold chunk files already.
+    #[command(
+        after_help = "Examples:\n  sereal split big.srl --chunk-size 1000000 -o chunks/\n  sereal split big.srl --chunk-size 65536 --count-header --compress zstd -o chunks/\n  sereal get '$[*].id' chunks/*.srl           (the chunks read in order)"
+    )]
+    Split {
+        /// The file (`-`: standard input).
+        file: PathBuf,
+        /// The largest chunk, in bytes.
+        #[arg(long, value_name = "BYTES")]
+        chunk_size: usize,
+        /// The directory to write the chunks to.
+        #[arg(short = 'o', long = "output", value_name = "DIR")]
+        dir: PathBuf,
+        /// Give each chunk user header data `{"elements_count": N}` (as
+        /// Sereal::Splitter's header template with '__$CNT__').
+        #[arg(long)]
+        count_header: bool,
+        /// Protocol version to write, at least the document's (default:
+        /// the document's).
+        #[arg(long, value_name = "N")]
+        protocol: Option<u8>,
+        #[command(flatten)]
+        compressing: Compressing,
+    },
     /// Run the conformance checks on corpus files written by Perl's Sereal.
     ///
     /// The files are zstd-compressed JSON Lines (see tests/corpus/README.md): decode
@@ -251,6 +373,17 @@ enum Compress {
     Snappy,
     Zlib,
     Zstd,
+}
+
+impl From<Compress> for Compression {
+    fn from(c: Compress) -> Compression {
+        match c {
+            Compress::None => Compression::None,
+            Compress::Snappy => Compression::Snappy,
+            Compress::Zlib => Compression::Zlib,
+            Compress::Zstd => Compression::Zstd,
+        }
+    }
 }
 
 /// Runs an inspecting command: `each` on every document of every input.
@@ -300,14 +433,14 @@ fn run(cli: Cli) -> ExitCode {
             lossless,
             header,
             compact,
-            max_repeat,
+            repeat,
             output,
         } => {
             let o = convert::ToJson {
                 lossless: *lossless,
                 header: *header,
                 compact: *compact,
-                max_repeat: *max_repeat,
+                max_repeat: repeat.max_repeat,
             };
             inspect(inputs, output.as_deref(), |doc, out| {
                 convert::to_json(doc, &o, out)
@@ -342,6 +475,57 @@ fn run(cli: Cli) -> ExitCode {
             };
             from_json(&args, output.as_deref())
         }
+        Command::Get {
+            path,
+            inputs,
+            perl,
+            exit_status,
+            repeat,
+        } => get::parse_path(path).and_then(|path| {
+            let o = get::Get {
+                perl: *perl,
+                max_repeat: repeat.max_repeat,
+            };
+            let mut found = 0;
+            let ok = inspect(inputs, None, |doc, out| {
+                get::get(doc, &path, &o, &mut found, out)
+            })?;
+            Ok(ok && (found > 0 || !*exit_status))
+        }),
+        Command::Merge {
+            inputs,
+            flat,
+            protocol,
+            compressing: c,
+            output,
+        } => {
+            let mut opts = MergeOptions::new()
+                .flat(*flat)
+                .compress(c.compress.into())
+                .compress_threshold(c.compress_threshold)
+                .decoder(input::decoder());
+            if let Some(v) = protocol {
+                opts = opts.protocol_version(*v);
+            }
+            merge::merge(inputs, &opts, output.as_deref())
+                .and_then(|doc| input::write_document(&doc, output.as_deref()))
+        }
+        Command::Split {
+            file,
+            chunk_size,
+            dir,
+            count_header,
+            protocol,
+            compressing: c,
+        } => merge::split(&merge::Split {
+            file,
+            chunk_size: *chunk_size,
+            dir,
+            protocol: *protocol,
+            compress: c.compress.into(),
+            compress_threshold: c.compress_threshold,
+            count_header: *count_header,
+        }),
     };
     match result {
         Ok(true) | Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
@@ -355,18 +539,9 @@ fn run(cli: Cli) -> ExitCode {
 
 /// `from-json`: one document, written only if the conversion succeeds.
 fn from_json(args: &convert::FromJsonArgs, output: Option<&Path>) -> Res<bool> {
-    use std::io::IsTerminal;
     let mut doc = Vec::new();
     convert::from_json(args, &mut doc)?;
-    if output.is_none_or(|p| p.as_os_str() == "-") && std::io::stdout().is_terminal() {
-        return input::msg(
-            "error: not writing a binary document to a terminal; use -o FILE or a pipe",
-        );
-    }
-    let mut out = Output::open(output)?;
-    out.writer().write_all(&doc)?;
-    out.close(true)?;
-    Ok(true)
+    input::write_document(&doc, output)
 }
 
 fn main() -> ExitCode {

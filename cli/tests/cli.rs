@@ -474,12 +474,24 @@ fn help_explains_every_command_with_examples() {
         "to-json",
         "from-json",
         "validate",
+        "get",
+        "merge",
+        "split",
         "conformance",
         "Examples:",
     ] {
         assert!(out.contains(cmd), "{cmd}\n{out}");
     }
-    for cmd in ["info", "dump", "show", "to-json", "from-json"] {
+    for cmd in [
+        "info",
+        "dump",
+        "show",
+        "to-json",
+        "from-json",
+        "get",
+        "merge",
+        "split",
+    ] {
         let (code, out, _) = run(&[cmd, "--help"], b"");
         assert_eq!(code, 0);
         assert!(text(&out).contains("Example"), "{cmd}");

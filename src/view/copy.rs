@@ -205,7 +205,16 @@ impl<'v, 'd> Copier<'v, 'd> {
                             out.push(tag::OBJECT);
                             self.string(class, out)?;
                         }
-                        out.push(tag::REFN);
+                        // A reference to the item, whatever it is (a
+                        // `REFP` to an `ARRAYREF_n` is a reference to the
+                        // scalar holding the array's reference, as Perl
+                        // reads it); tracked where the `REFP` was, for
+                        // what refers to it.
+                        if tracked {
+                            let n = self.here(out);
+                            self.tracked.insert(at, n);
+                        }
+                        out.push(tag::REFN | (b & TRACK_FLAG));
                     }
                     ranges.push((x, x_end));
                 }
@@ -213,7 +222,12 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let off = c.varint()?;
                     let x = c.target(off, at, "COPY")?;
                     next(&mut ranges, c.pos());
-                    match self.strings.get(&x).copied().or_else(|| self.moved(x, from)) {
+                    match self
+                        .strings
+                        .get(&x)
+                        .copied()
+                        .or_else(|| self.moved(x, from))
+                    {
                         Some(n) => write_backref(out, b, n),
                         None => {
                             let n = self.here(out);
@@ -227,7 +241,12 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let x = c.target(off, at, "OBJECTV")?;
                     next(&mut ranges, c.pos());
                     self.note_class(x, c.pos())?;
-                    match self.strings.get(&x).copied().or_else(|| self.moved(x, from)) {
+                    match self
+                        .strings
+                        .get(&x)
+                        .copied()
+                        .or_else(|| self.moved(x, from))
+                    {
                         Some(n) => write_backref(out, b, n),
                         None => {
                             let literal = if t == tag::OBJECTV {
@@ -271,6 +290,10 @@ impl<'v, 'd> Copier<'v, 'd> {
                         }
                         out.push(b);
                         weakened = true;
+                    } else if tracked {
+                        // What refers to the weak reference refers to the
+                        // strong one: its track flag stays, on a `PAD`.
+                        out.push(tag::PAD | TRACK_FLAG);
                     }
                     next(&mut ranges, c.pos());
                 }
@@ -380,7 +403,10 @@ impl<'v, 'd> Copier<'v, 'd> {
         if x < from || !string {
             return None;
         }
-        let i = self.breaks.partition_point(|&(s, _)| s <= x).checked_sub(1)?;
+        let i = self
+            .breaks
+            .partition_point(|&(s, _)| s <= x)
+            .checked_sub(1)?;
         let (s, o) = self.breaks[i];
         Some((o + (x - s) - self.body_start + self.shift) as u64)
     }
@@ -475,7 +501,9 @@ fn plain_run(buf: &[u8], mut p: usize, end: usize, strings: bool) -> usize {
             | tag::YES
             | tag::NO
             | tag::ARRAYREF_0..=tag::HASHREF_15 => Some(p + 1),
-            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 if strings => Some(p + 1 + usize::from(b & 31)),
+            tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 if strings => {
+                Some(p + 1 + usize::from(b & 31))
+            }
             tag::BINARY | tag::STR_UTF8 if strings => protocol::read_varint(&buf[p + 1..])
                 .and_then(|(n, len)| usize::try_from(n).ok()?.checked_add(p + 1 + len)),
             tag::VARINT | tag::ZIGZAG | tag::ARRAY | tag::HASH => {

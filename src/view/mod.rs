@@ -636,7 +636,9 @@ impl<'v> Item<'v> {
     /// inside it points inside it. An item that refers to a value outside
     /// it (a second reference to an object held elsewhere, a cycle through
     /// its parent) is found by decoding the whole document, which takes the
-    /// time and memory a [`decode`](crate::decode) takes.
+    /// time and memory a [`decode`](crate::decode) takes. So is an item
+    /// whose bytes the decoder refuses (a hash key written twice), so that
+    /// the error is the whole document's, at its offset in the document.
     ///
     /// ```
     /// use sereal::{sereal, view::View, Ref, Value};
@@ -651,7 +653,12 @@ impl<'v> Item<'v> {
     /// ```
     pub fn decode(&self) -> Result<Document> {
         match copy::extract(self.view, self.pos)? {
-            Some(doc) => self.view.dec.decode(&doc),
+            // The error of the item's own document would count its offset
+            // in that document, not in the view's.
+            Some(doc) => {
+                let item = self.view.dec.decode(&doc);
+                item.or_else(|_| copy::decode_whole(self.view, self.pos))
+            }
             None => copy::decode_whole(self.view, self.pos),
         }
     }
@@ -706,4 +713,23 @@ impl<'v> Item<'v> {
 enum Int {
     Signed(i64),
     Unsigned(u64),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An item the decoder refuses fails with the error decoding the
+    /// whole document gives, at its offset in the document (not in the
+    /// item's bytes copied into a document of their own).
+    #[test]
+    fn a_refused_item_fails_at_its_offset_in_the_document() {
+        // [1, {"a" => 1, "a" => 2}]: the second "a" is at offset 12
+        let doc = b"=\xF3rl\x05\x00\x42\x01\x52\x61a\x01\x61a\x02";
+        let whole = crate::decode(doc).unwrap_err();
+        assert_eq!(whole.position(), Some(Position::Document(12)));
+        let view = View::new(doc).unwrap();
+        let e = view.root().index(1).unwrap().unwrap().decode().unwrap_err();
+        assert_eq!((e.kind(), e.position()), (whole.kind(), whole.position()));
+    }
 }

@@ -104,9 +104,9 @@ impl Path {
                             }
                             found.clear();
                             p = match body.container(p)? {
-                                Some(c) if c.hash && c.first > p => body.lookup_all(
-                                    &c, keys, &mut known, &mut found, &mut stack,
-                                )?,
+                                Some(c) if c.hash && c.first > p => {
+                                    body.lookup_all(&c, keys, &mut known, &mut found, &mut stack)?
+                                }
                                 Some(c) if c.hash => {
                                     body.lookup_all(&c, keys, &mut known, &mut found, &mut stack)?;
                                     body.walk(p, &mut stack)?

@@ -256,3 +256,51 @@ impl Iterator for Splitter<'_> {
         Some(chunk)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::{Body as NodeBody, Ref};
+
+    /// The chunks of one element each of `doc`, in Perl's notation.
+    fn one_by_one(doc: &Value) -> Vec<String> {
+        let bytes = crate::encode(doc).unwrap();
+        Splitter::new(View::new(&bytes).unwrap(), 0)
+            .unwrap()
+            .map(|c| crate::decode(&c.unwrap()).unwrap().to_string())
+            .collect()
+    }
+
+    /// An element that refers to an item of an earlier chunk has a
+    /// reference to a copy of it, whatever the item is: here a scalar
+    /// holding a reference to an array (an `ARRAYREF_0` a `REFP` names,
+    /// which Perl reads as a reference to that scalar).
+    #[test]
+    fn a_reference_to_an_earlier_chunks_scalar_stays_a_reference() {
+        // [\$x, \$x] with $x = []: ARRAYREF_2 REFN ARRAYREF_0* REFP
+        let x = Ref::scalar(Value::array(Vec::<Value>::new()));
+        let doc = Value::array(vec![Value::Ref(x.clone()), Value::Ref(x)]);
+        assert_eq!(one_by_one(&doc), ["[\\[]]", "[\\[]]"]);
+    }
+
+    /// A copied-in reference that something refers to keeps its track
+    /// flag, and so does a weak one written strong (on a `PAD`).
+    #[test]
+    fn copied_in_references_stay_tracked() {
+        // my ($a, $b); $a = \$b; $b = \$a; [\$a, \$b]
+        let a = Ref::scalar(Value::Undef);
+        let b = Ref::scalar(Value::Ref(a.clone()));
+        *a.body_mut().unwrap() = NodeBody::Scalar(Value::Ref(b.clone()));
+        let doc = Value::array(vec![Value::Ref(a.clone()), Value::Ref(b.clone())]);
+        assert_eq!(one_by_one(&doc), ["[\\\\$VAR1->[0]]", "[\\\\$VAR1->[0]]"]);
+        // the same with both references weak, the elements the scalars
+        // themselves: [$a, $b] (Perl's corpus case 28)
+        *a.body_mut().unwrap() = NodeBody::Scalar(Value::Weak(b.downgrade()));
+        *b.body_mut().unwrap() = NodeBody::Scalar(Value::Weak(a.downgrade()));
+        let doc = Value::array(vec![Value::Alias(a.clone()), Value::Alias(b.clone())]);
+        let chunks = one_by_one(&doc);
+        // the first chunk would hold its copy of $b only weakly: the
+        // reference is written strong, and the data stays
+        assert_eq!(chunks, ["[\\\\$VAR1->[0]]", "[\\\\$VAR1->[0]]"]);
+    }
+}

@@ -40,7 +40,7 @@ pub(crate) struct Text<'v> {
 
 impl<'v> Text<'v> {
     /// The string's characters: a byte string's bytes are Latin-1.
-    pub fn to_str(&self) -> std::borrow::Cow<'v, str> {
+    pub fn to_str(self) -> std::borrow::Cow<'v, str> {
         match std::str::from_utf8(self.bytes) {
             Ok(s) if self.utf8 || self.bytes.is_ascii() => s.into(),
             _ if self.utf8 => String::from_utf8_lossy(self.bytes),
@@ -150,7 +150,10 @@ impl<'v> Body<'v> {
         let buf = self.buf;
         let max_depth = protocol::depth_limit(o.max_recursion_depth);
         let limit = |max: usize| if max == 0 { u64::MAX } else { max as u64 };
-        let (max_array, max_hash) = (limit(o.max_num_array_entries), limit(o.max_num_hash_entries));
+        let (max_array, max_hash) = (
+            limit(o.max_num_array_entries),
+            limit(o.max_num_hash_entries),
+        );
         let max_string = limit(o.max_string_length);
         let mut depth = 0usize;
         let mut p = pos;

@@ -67,3 +67,55 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Whether Perl's Sereal (encoder and decoder) is installed; prints a
+/// notice naming `what` is skipped when it is not (as the library's tests
+/// do).
+pub fn perl_sereal(what: &str) -> bool {
+    let ok = Command::new("perl")
+        .args(["-MSereal::Encoder", "-MSereal::Decoder", "-e", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIP {what}: Perl's Sereal is not installed (apt-get install libsereal-perl)");
+    }
+    ok
+}
+
+/// What Perl's Sereal::Decoder reads in each file: its user header data
+/// (undef when there is none) and its body, as Perl's Sereal::Encoder
+/// writes them back (classes and sharing kept), decoded by the library.
+pub fn perl_reads(files: &[String]) -> Vec<(sereal::Value, sereal::Value)> {
+    let script = r#"
+        use Sereal::Decoder; use Sereal::Encoder;
+        my $dec = Sereal::Decoder->new;
+        my @read;
+        for my $file (@ARGV) {
+            open my $fh, '<:raw', $file or die "$file: $!";
+            my $bytes = do { local $/; <$fh> };
+            push @read, [$dec->decode_only_header($bytes), $dec->decode($bytes)];
+        }
+        binmode STDOUT;
+        print Sereal::Encoder->new->encode(\@read);
+    "#;
+    let out = Command::new("perl")
+        .args(["-e", script])
+        .args(files)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "perl: {err}");
+    let read = sereal::decode(&out.stdout).unwrap();
+    let pairs = read.as_array().unwrap().to_vec();
+    pairs
+        .iter()
+        .map(|p| {
+            let pair = p.as_array().unwrap();
+            (pair[0].clone(), pair[1].clone())
+        })
+        .collect()
+}
