@@ -526,3 +526,57 @@ fn split_copies_in_what_crosses_chunks() {
         "{e}"
     );
 }
+
+/// Documents whose elements share items in ways a split must copy in:
+/// each chunk of one element decodes to the original's element.
+#[test]
+fn split_chunks_of_one_element_equal_the_elements() {
+    let docs: [&[u8]; 3] = [
+        // [[[1]*]*, [REFP to the inner array's reference, REFP to the outer array]]
+        b"\x42\x28\xab\x01\xc1\x01\x42\x29\x05\x29\x03",
+        // [\$x, \$x] with $x = []
+        b"\x42\x28\xc0\x29\x03",
+        // a shared hash, then a reference to it from a later element
+        b"\x43\x28\xaa\x01\x61k\x01\x29\x03\x41\x29\x03",
+    ];
+    for body in docs {
+        let mut bytes = b"=\xF3rl\x05\x00".to_vec();
+        bytes.extend_from_slice(body);
+        let whole = decode(&bytes).unwrap_or_else(|e| panic!("{body:x?}: {e}"));
+        let a = whole.as_array().unwrap();
+        let chunks: Vec<Vec<u8>> = Splitter::new(View::new(&bytes).unwrap(), 1)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(chunks.len(), a.len());
+        for (i, c) in chunks.iter().enumerate() {
+            let doc = decode(c).unwrap();
+            let got = doc.as_array().unwrap().get(0).unwrap().clone();
+            assert!(
+                got.perl_eq(a.get(i).unwrap()),
+                "{body:x?} element {i}: {got:?} != {:?}",
+                a.get(i).unwrap()
+            );
+        }
+        // and each item decodes as the whole document has it
+        let view = View::new(&bytes).unwrap();
+        for (i, item) in view.root().items().unwrap().unwrap().iter().enumerate() {
+            assert!(
+                item.decode().unwrap().perl_eq(a.get(i).unwrap()),
+                "{body:x?} item {i}"
+            );
+        }
+    }
+}
+
+/// A scalar blessed through a reference after it (Perl's corpus cases 191
+/// and 192): the item decodes with its class, from the whole document.
+#[test]
+fn a_scalar_blessed_from_outside_keeps_its_class() {
+    let bytes = b"=\xF3rl\x05\x00\x43\xe3foo\x2c\x61C\x29\x02\x29\x02";
+    let whole = decode(bytes).unwrap();
+    let view = View::new(bytes).unwrap();
+    let first = view.root().index(0).unwrap().unwrap().decode().unwrap();
+    assert!(first.perl_eq(&whole.as_array().unwrap().get(0).unwrap().clone()));
+    assert_eq!(first.node().unwrap().class().unwrap().to_string(), "C");
+}

@@ -30,7 +30,9 @@ pub(crate) enum Outside {
 pub(crate) enum Weak {
     /// Copies it as it is (the whole document is copied).
     Keep,
-    /// Stops (see [`Copied::Outside`]).
+    /// Stops (see [`Copied::Outside`]); so does a tracked item other than
+    /// an array or hash (a scalar), which an `OBJECT` outside the copy
+    /// may bless: a copy that must read as the item reads in its document.
     Refuse,
     /// Writes it strong.
     Strengthen,
@@ -177,6 +179,9 @@ impl<'v, 'd> Copier<'v, 'd> {
                     write_backref(out, tag::ALIAS, n);
                     next(&mut ranges, r.skip(at)?);
                     continue;
+                }
+                if self.weak == Weak::Refuse && !matches!(r.tag(at)?.0.t, tag::ARRAY | tag::HASH) {
+                    return Ok(Copied::Outside(at));
                 }
                 let n = self.here(out);
                 self.tracked.insert(at, n);
