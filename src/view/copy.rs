@@ -204,6 +204,12 @@ impl<'v, 'd> Copier<'v, 'd> {
                     if x < floor {
                         return Ok(Copied::Outside(x));
                     }
+                    // Only a tracked item is referred to (the decoder's
+                    // rule), and a copy of one is met once: its tag is
+                    // noted before what it holds is copied.
+                    if !r.tag(x)?.0.tracked {
+                        return Err(r.error(ErrorKind::BadOffset(off, backref_name(t)), at));
+                    }
                     let x_end = r.skip(x)?;
                     if t == tag::REFP {
                         if let Some(class) = self.class_of(x) {
