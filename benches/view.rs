@@ -105,7 +105,7 @@ fn main() {
             &mut || {
                 let v = decode(black_box(&doc)).unwrap();
                 let a = v.as_array().unwrap();
-                black_box(a.get(a.len() - 1).unwrap().get("email").unwrap());
+                black_box(a.last().unwrap().get("email").unwrap());
             },
         );
         let view = View::new(&doc).unwrap();

@@ -506,7 +506,7 @@ fn split_copies_in_what_crosses_chunks() {
             let team = row.get("team").unwrap().node().unwrap();
             assert_eq!(team.class().unwrap().to_string(), "Team");
             assert!(team.ptr_eq(&row.get("also").unwrap().node().unwrap()));
-            assert!(team.ptr_eq(&a.get(0).unwrap().get("team").unwrap().node().unwrap()));
+            assert!(team.ptr_eq(&a.first().unwrap().get("team").unwrap().node().unwrap()));
             n += 1;
         }
     }
@@ -551,7 +551,7 @@ fn split_chunks_of_one_element_equal_the_elements() {
         assert_eq!(chunks.len(), a.len());
         for (i, c) in chunks.iter().enumerate() {
             let doc = decode(c).unwrap();
-            let got = doc.as_array().unwrap().get(0).unwrap().clone();
+            let got = doc.as_array().unwrap().first().unwrap().clone();
             assert!(
                 got.perl_eq(a.get(i).unwrap()),
                 "{body:x?} element {i}: {got:?} != {:?}",
@@ -577,6 +577,6 @@ fn a_scalar_blessed_from_outside_keeps_its_class() {
     let whole = decode(bytes).unwrap();
     let view = View::new(bytes).unwrap();
     let first = view.root().index(0).unwrap().unwrap().decode().unwrap();
-    assert!(first.perl_eq(&whole.as_array().unwrap().get(0).unwrap().clone()));
+    assert!(first.perl_eq(&whole.as_array().unwrap().first().unwrap().clone()));
     assert_eq!(first.node().unwrap().class().unwrap().to_string(), "C");
 }

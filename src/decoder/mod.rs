@@ -32,7 +32,6 @@ pub use header::Header;
 pub(crate) use options::DEFAULTS;
 pub use options::{DecoderOptions, ThawOrder};
 
-#[cfg(feature = "serde")]
 pub(crate) use reader::string_over_limit;
 pub(crate) use reader::Forms;
 use reader::Reader;

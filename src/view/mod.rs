@@ -9,7 +9,7 @@
 //! view is made). What is found is an [`Item`]: read its scalar in place
 //! (`as_str`, `as_i64`...), step further, or hand it out whole as a
 //! [`Value`](crate::Value) ([`Item::decode`]), as any `T: Deserialize`
-//! ([`Item::deserialize`]), or as a document of its own
+//! (`Item::deserialize`, with the `serde` feature), or as a document of its own
 //! ([`Item::to_document`]).
 //!
 //! ```
@@ -687,7 +687,10 @@ impl<'v> Item<'v> {
 
     /// The item deserialized into `T` through serde, as
     /// [`from_slice`](crate::from_slice) would read it alone, with the
-    /// view's decoder options.
+    /// view's decoder options. When that fails, the item is read from the
+    /// whole document's graph (as [`from_value_with`](crate::from_value_with)
+    /// reads it), so that an error in the bytes is the whole document's,
+    /// at its offset there.
     ///
     /// ```
     /// use serde::Deserialize;
@@ -702,9 +705,12 @@ impl<'v> Item<'v> {
     #[cfg(feature = "serde")]
     pub fn deserialize<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         let opts = self.view.dec.options();
+        let whole = || crate::from_value_with(&*copy::decode_whole(self.view, self.pos)?, opts);
         match copy::extract(self.view, self.pos)? {
-            Some(doc) => crate::from_slice_with(&doc, opts.clone()),
-            None => crate::from_value_with(&*copy::decode_whole(self.view, self.pos)?, opts),
+            // An error of the item's own document would count its offset
+            // in that document: the whole document's names it in the view's.
+            Some(doc) => crate::from_slice_with(&doc, opts.clone()).or_else(|_| whole()),
+            None => whole(),
         }
     }
 }

@@ -21,7 +21,6 @@ mod strings;
 mod value;
 
 use large::LargeKeys;
-#[cfg(feature = "serde")]
 pub(crate) use strings::string_over_limit;
 use strings::ReadKeys;
 
