@@ -577,6 +577,11 @@ pub(crate) fn decode_whole(view: &View<'_>, pos: usize) -> Result<Document> {
     let steps = locate(view, pos)?;
     let mut v: Value = doc.root().clone();
     for i in steps {
+        if matches!(&v, Value::Weak(w) if w.upgrade().is_none()) {
+            // inside a value held only by weak references, which the
+            // decoder freed: Perl reads undef there
+            return Ok(Document::from(Value::Undef));
+        }
         v = child(&v, i).ok_or_else(|| {
             Error::new(ErrorKind::Invalid(
                 "the decoded document has no item where the view has it".into(),
@@ -594,7 +599,12 @@ fn locate(view: &View<'_>, pos: usize) -> Result<Vec<usize>> {
     let mut here = 0;
     let mut stack = Vec::new();
     while here != pos {
-        let cont = r.container(here)?.filter(|c| c.first > here);
+        let cont = match r.container(here)? {
+            Some(c) => Some(c),
+            // a frozen object's values, which the graph keeps as an array
+            None => r.frozen(here)?,
+        }
+        .filter(|c| c.first > here);
         let mut found = None;
         if let Some(cont) = cont {
             let mut p = cont.first;
@@ -638,7 +648,7 @@ fn child(v: &Value, i: usize) -> Option<Value> {
     let node = v.node()?;
     let body = node.try_body().ok()?;
     match &*body {
-        NodeBody::Array(a) => a.get(i).cloned(),
+        NodeBody::Array(a) | NodeBody::Frozen(a) => a.get(i).cloned(),
         NodeBody::Hash(h) => h.entries().get(i).map(|(_, v)| v.clone()),
         _ => None,
     }

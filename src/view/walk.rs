@@ -557,6 +557,21 @@ impl<'v> Body<'v> {
         }
     }
 
+    /// The array of values of the frozen object (`OBJECT_FREEZE`) at `pos`.
+    pub fn frozen(&self, pos: usize) -> Result<Option<Container>> {
+        let (tag, c) = self.tag(pos)?;
+        let value = match tag.t {
+            tag::OBJECT_FREEZE => self.key(c.pos())?.1,
+            tag::OBJECTV_FREEZE => {
+                let mut c = c;
+                c.varint()?;
+                c.pos()
+            }
+            _ => return Ok(None),
+        };
+        self.container(value)
+    }
+
     /// Whether the item at `pos` is a regexp or a reference to one.
     pub fn regexp(&self, pos: usize) -> Result<bool> {
         let (tag, c) = self.resolve(pos, &mut 0)?;
