@@ -2,7 +2,7 @@
 //! back-reference rewritten to where its target lands, what a copied item
 //! names outside the copy written into it, and strings written once.
 
-use super::walk::{backref_name, Body};
+use super::walk::{backref_name, float_len, Body};
 use super::View;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, tag, TRACK_FLAG};
@@ -233,12 +233,7 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let off = c.varint()?;
                     let x = c.target(off, at, "COPY")?;
                     next(&mut ranges, c.pos());
-                    match self
-                        .strings
-                        .get(&x)
-                        .copied()
-                        .or_else(|| self.moved(x, from))
-                    {
+                    match self.written(x, from) {
                         Some(n) => write_backref(out, b, n),
                         None => {
                             let n = self.here(out);
@@ -252,12 +247,7 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let x = c.target(off, at, "OBJECTV")?;
                     next(&mut ranges, c.pos());
                     self.note_class(x, c.pos())?;
-                    match self
-                        .strings
-                        .get(&x)
-                        .copied()
-                        .or_else(|| self.moved(x, from))
-                    {
+                    match self.written(x, from) {
                         Some(n) => write_backref(out, b, n),
                         None => {
                             let literal = if t == tag::OBJECTV {
@@ -368,14 +358,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                         tag::ARRAY | tag::HASH => {
                             r.count(&mut c, t)?;
                         }
-                        tag::FLOAT => {
-                            c.take(4)?;
-                        }
-                        tag::DOUBLE => {
-                            c.take(8)?;
-                        }
-                        tag::LONG_DOUBLE | tag::FLOAT_128 => {
-                            c.take(16)?;
+                        tag::FLOAT | tag::DOUBLE | tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                            c.take(float_len(t))?;
                         }
                         _ => {}
                     }
@@ -401,6 +385,15 @@ impl<'v, 'd> Copier<'v, 'd> {
             }
         }
         Ok(Copied::Done)
+    }
+
+    /// Where the string at source position `x` was written, if it was:
+    /// for a `COPY` or `OBJECTV` of it, or in the main range.
+    fn written(&self, x: usize, from: usize) -> Option<u64> {
+        self.strings
+            .get(&x)
+            .copied()
+            .or_else(|| self.moved(x, from))
     }
 
     /// The new offset of the string at source position `x`, copied as it

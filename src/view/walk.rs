@@ -228,11 +228,7 @@ impl<'v> Body<'v> {
                     }
                 }
                 tag::FLOAT | tag::DOUBLE | tag::LONG_DOUBLE | tag::FLOAT_128 => {
-                    p += match t {
-                        tag::FLOAT => 4,
-                        tag::DOUBLE => 8,
-                        _ => 16,
-                    };
+                    p += float_len(t);
                     if p > buf.len() {
                         return None;
                     }
@@ -350,14 +346,8 @@ impl<'v> Body<'v> {
                     let off = c.varint()?;
                     c.target(off, at, backref_name(t))?;
                 }
-                tag::FLOAT => {
-                    c.take(4)?;
-                }
-                tag::DOUBLE => {
-                    c.take(8)?;
-                }
-                tag::LONG_DOUBLE | tag::FLOAT_128 => {
-                    c.take(16)?;
+                tag::FLOAT | tag::DOUBLE | tag::LONG_DOUBLE | tag::FLOAT_128 => {
+                    c.take(float_len(t))?;
                 }
                 tag::SHORT_BINARY_0..=tag::SHORT_BINARY_31 => {
                     c.take(usize::from(t & 31))?;
@@ -603,6 +593,16 @@ impl<'v> Body<'v> {
             }
             self.hop(&mut hops, tag.at)?;
         }
+    }
+}
+
+/// The bytes of a float tag's number: `FLOAT` 4, `DOUBLE` 8, `LONG_DOUBLE`
+/// and `FLOAT_128` 16.
+pub(crate) fn float_len(t: u8) -> usize {
+    match t {
+        tag::FLOAT => 4,
+        tag::DOUBLE => 8,
+        _ => 16,
     }
 }
 
