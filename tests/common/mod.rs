@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 #[allow(dead_code)]
+pub mod graphs;
+#[allow(dead_code)]
 pub mod streams;
 
 /// The 14 option profiles of the corpus (tests/corpus/README.md).
