@@ -189,7 +189,10 @@ impl<'v, 'd> Copier<'v, 'd> {
             match t {
                 tag::REFP | tag::ALIAS => {
                     let off = c.varint()?;
-                    let x = c.target(off, at, backref_name(t))?;
+                    let x = match t {
+                        tag::REFP => r.refp_target(&c, off, at)?,
+                        _ => c.target(off, at, "ALIAS")?,
+                    };
                     next(&mut ranges, c.pos());
                     if t == tag::REFP && !weak {
                         self.strong.insert(x);

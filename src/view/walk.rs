@@ -285,6 +285,17 @@ impl<'v> Body<'v> {
             .filter(|&x| x < at)
     }
 
+    /// The item the `REFP` at `at` names, its offset `off` read by `c`: an
+    /// item before it, or the `REFP` itself when its tag is tracked (Perl
+    /// writes `$x = \$x` so; the decoder registers an item when it reads
+    /// its tag, and reads it).
+    pub fn refp_target(&self, c: &Cursor<&'v [u8]>, off: u64, at: usize) -> Result<usize> {
+        if self.buf[at] & TRACK_FLAG != 0 && c.position_of(off) == Some(at) {
+            return Ok(at);
+        }
+        c.target(off, at, "REFP")
+    }
+
     /// The checked walk of [`walk`](Self::walk), through the cursor.
     fn checked_walk(&self, pos: usize, stack: &mut Vec<Frame>) -> Result<usize> {
         let o = self.opts;
@@ -342,7 +353,11 @@ impl<'v> Body<'v> {
                 tag::VARINT | tag::ZIGZAG => {
                     c.varint()?;
                 }
-                tag::REFP | tag::ALIAS | tag::COPY => {
+                tag::REFP => {
+                    let off = c.varint()?;
+                    self.refp_target(&c, off, at)?;
+                }
+                tag::ALIAS | tag::COPY => {
                     let off = c.varint()?;
                     c.target(off, at, backref_name(t))?;
                 }
@@ -524,7 +539,7 @@ impl<'v> Body<'v> {
                 }
                 tag::REFP => {
                     let off = c.varint()?;
-                    let x = c.target(off, tag.at, "REFP")?;
+                    let x = self.refp_target(&c, off, tag.at)?;
                     // A tracked ARRAY or HASH is the referent of the REFN
                     // before it; a tracked ARRAYREF_n or HASHREF_n is the
                     // reference itself, so a REFP to one is a reference to

@@ -1,0 +1,29 @@
+//! The view, merge and split against Perl's own Sereal.
+
+use sereal::view::{Kind, View};
+
+// ------------------------------------------------------------- regressions
+//
+// What the oracle found, in Perl's own bytes, with what Perl reads there;
+// these need no Perl.
+
+/// Perl writes `$x = \$x` as a tracked `REFP` that names itself, which
+/// the decoder reads (it registers an item when it reads its tag); the
+/// view took the offset for one out of range.
+#[test]
+fn a_reference_to_itself_reads_as_the_decoder_reads_it() {
+    // Perl: my $x; $x = \$x; encode($x), and encode(\$x)
+    for bytes in [
+        &b"=\xF3rl\x05\x00\xa9\x01"[..],
+        b"=\xF3rl\x03\x00\x28\xa9\x02",
+    ] {
+        let view = View::new(bytes).unwrap();
+        view.check().unwrap();
+        assert_eq!(view.root().kind().unwrap(), Kind::Reference);
+        assert!(view.select("$[*]").unwrap().is_empty());
+        let whole = sereal::decode(bytes).unwrap();
+        assert!(view.root().decode().unwrap().perl_eq(&whole));
+        let alone = sereal::decode(&view.root().to_document().unwrap()).unwrap();
+        assert!(alone.perl_eq(&whole));
+    }
+}
