@@ -27,3 +27,20 @@ fn a_reference_to_itself_reads_as_the_decoder_reads_it() {
         assert!(alone.perl_eq(&whole));
     }
 }
+
+/// A path may reach, through a `REFP`, a value whose bytes are inside a
+/// reference to a scalar; when that value refers outside itself it is
+/// found in the decoded whole document, whose walk to it went only
+/// through arrays and hashes and did not find it.
+#[test]
+fn an_item_inside_a_scalar_reference_is_found_in_the_whole_document() {
+    // Perl: my $a = []; push @$a, $a; my $h = {k => $a}; encode([\$h, $a])
+    let bytes = b"=\xF3rl\x05\x00\x42\x28\x51\x61k\x28\xab\x01\x29\x07\x29\x07";
+    let view = View::new(bytes).unwrap();
+    let item = view.select("$[1][0]").unwrap()[0]; // $a->[0], a reference to $a
+    let whole = sereal::decode(bytes).unwrap();
+    let expected = whole.at(1).unwrap().at(0).unwrap();
+    assert!(item.decode().unwrap().perl_eq(&expected));
+    let alone = sereal::decode(&item.to_document().unwrap()).unwrap();
+    assert!(alone.perl_eq(&expected));
+}

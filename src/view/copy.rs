@@ -572,13 +572,13 @@ pub(crate) fn decode_whole(view: &View<'_>, pos: usize) -> Result<Document> {
     let doc = view.decoder().decode(view.input())?;
     let steps = locate(view, pos)?;
     let mut v: Value = doc.root().clone();
-    for i in steps {
+    for step in steps {
         if matches!(&v, Value::Weak(w) if w.upgrade().is_none()) {
             // inside a value held only by weak references, which the
             // decoder freed: Perl reads undef there
             return Ok(Document::from(Value::Undef));
         }
-        v = child(&v, i).ok_or_else(|| {
+        v = child(&v, step).ok_or_else(|| {
             Error::new(ErrorKind::Invalid(
                 "the decoded document has no item where the view has it".into(),
             ))
@@ -587,9 +587,20 @@ pub(crate) fn decode_whole(view: &View<'_>, pos: usize) -> Result<Document> {
     Ok(doc.with_root(v))
 }
 
-/// The steps from the root to the item at `pos`: at each, the index of
-/// the element (or hash entry) whose bytes hold it.
-fn locate(view: &View<'_>, pos: usize) -> Result<Vec<usize>> {
+/// A step from an item to one whose bytes are inside its own.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Element (or entry value) `i` of the array (or hash) it is or
+    /// refers to, or of the values of a frozen object.
+    Child(usize),
+    /// The scalar it refers to, written after its `REFN` (a path reaches
+    /// what is inside through a `REFP` from elsewhere).
+    Referent,
+}
+
+/// The steps from the root to the item at `pos`, each to the item whose
+/// bytes hold it.
+fn locate(view: &View<'_>, pos: usize) -> Result<Vec<Step>> {
     let r = view.reader();
     let mut steps = Vec::new();
     let mut here = 0;
@@ -610,26 +621,30 @@ fn locate(view: &View<'_>, pos: usize) -> Result<Vec<usize>> {
                 }
                 let end = r.walk(p, &mut stack)?;
                 if (p..end).contains(&pos) {
-                    found = Some((i, p));
+                    found = Some((Step::Child(i), p));
                     break;
                 }
                 p = end;
             }
+        } else if let Some(p) = r.referent(here)? {
+            if (p..r.walk(p, &mut stack)?).contains(&pos) {
+                found = Some((Step::Referent, p));
+            }
         }
-        let Some((i, p)) = found else {
+        let Some((step, p)) = found else {
             return Err(Error::new(ErrorKind::Invalid(format!(
                 "no value of the document starts at body position {pos}"
             ))));
         };
-        steps.push(i);
+        steps.push(step);
         here = p;
     }
     Ok(steps)
 }
 
-/// Element (or entry value) `i` of the array (or hash) `v` refers to,
-/// through references and aliases of scalar cells.
-fn child(v: &Value, i: usize) -> Option<Value> {
+/// What `step` reaches from `v`, through references and aliases of
+/// scalar cells.
+fn child(v: &Value, step: Step) -> Option<Value> {
     let mut v = v.clone();
     // An alias of a scalar cell reads as the cell's value (as the view's
     // walk follows an `ALIAS` to its target).
@@ -643,9 +658,10 @@ fn child(v: &Value, i: usize) -> Option<Value> {
     }
     let node = v.node()?;
     let body = node.try_body().ok()?;
-    match &*body {
-        NodeBody::Array(a) | NodeBody::Frozen(a) => a.get(i).cloned(),
-        NodeBody::Hash(h) => h.entries().get(i).map(|(_, v)| v.clone()),
+    match (&*body, step) {
+        (NodeBody::Array(a) | NodeBody::Frozen(a), Step::Child(i)) => a.get(i).cloned(),
+        (NodeBody::Hash(h), Step::Child(i)) => h.entries().get(i).map(|(_, v)| v.clone()),
+        (NodeBody::Scalar(inner), Step::Referent) => Some(inner.clone()),
         _ => None,
     }
 }

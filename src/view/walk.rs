@@ -577,6 +577,28 @@ impl<'v> Body<'v> {
         self.container(value)
     }
 
+    /// Where the scalar the reference at `pos` refers to is written, when
+    /// it is written there: after its `REFN` (through `WEAKEN` and
+    /// `OBJECT`).
+    pub fn referent(&self, pos: usize) -> Result<Option<usize>> {
+        let mut hops = 0;
+        let mut pos = pos;
+        loop {
+            let (tag, mut c) = self.tag(pos)?;
+            match tag.t {
+                tag::REFN => return Ok(Some(c.pos())),
+                tag::WEAKEN => pos = c.pos(),
+                tag::OBJECT => pos = self.skip(c.pos())?,
+                tag::OBJECTV => {
+                    c.varint()?;
+                    pos = c.pos();
+                }
+                _ => return Ok(None),
+            }
+            self.hop(&mut hops, tag.at)?;
+        }
+    }
+
     /// Whether the item at `pos` is a regexp or a reference to one.
     pub fn regexp(&self, pos: usize) -> Result<bool> {
         let (tag, c) = self.resolve(pos, &mut 0)?;
