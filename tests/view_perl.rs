@@ -44,3 +44,33 @@ fn an_item_inside_a_scalar_reference_is_found_in_the_whole_document() {
     let alone = sereal::decode(&item.to_document().unwrap()).unwrap();
     assert!(alone.perl_eq(&expected));
 }
+
+/// A copy writes the string a `COPY` outside it names once, where it is
+/// first needed; a tracked `COPY` (an aliased scalar) is written as a
+/// tracked string, which no later `COPY` may name: a decoder reads a
+/// `COPY` by reading its target in place, tracking that scalar there
+/// instead, and an `ALIAS` of the first one would alias the second.
+#[test]
+fn a_copy_never_names_a_tracked_string() {
+    // Perl: my $s = "dup" x 10; my $x = $s; encode(sub { \@_ }->($s, $x,
+    // \"$s", $x, \$x), {dedupe_strings => 1}): the string, $x (a COPY of
+    // it), a reference to another COPY, $x again, a reference to $x
+    let bytes = b"=\xF3rl\x05\x00\x45\x7edupdupdupdupdupdupdupdupdupdup\
+                  \xaf\x02\x28\x2f\x02\x2e\x21\x29\x21";
+    let whole = sereal::decode(bytes).unwrap();
+    let mut next = 0;
+    // chunks after the first copy the string in
+    for chunk in Splitter::new(View::new(bytes).unwrap(), 47).unwrap() {
+        let chunk = sereal::decode(&chunk.unwrap()).unwrap();
+        let n = chunk.as_array().unwrap().len();
+        let slice = (next..next + n).map(|i| whole.at(i).unwrap());
+        let slice = Value::array(slice.collect::<Vec<_>>());
+        assert!(
+            chunk.perl_eq(&slice),
+            "from {next}: {:?}, {slice:?}",
+            *chunk
+        );
+        next += n;
+    }
+    assert_eq!(next, 5);
+}

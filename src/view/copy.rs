@@ -241,7 +241,12 @@ impl<'v, 'd> Copier<'v, 'd> {
                         None => {
                             let n = self.here(out);
                             self.copy_string(x, tracked, out, off, at)?;
-                            self.strings.insert(x, n);
+                            // a later COPY may name it only untracked: a
+                            // decoder tracks what it reads at a COPY's
+                            // target, and would track that scalar there
+                            if !tracked {
+                                self.strings.insert(x, n);
+                            }
                         }
                     }
                 }
