@@ -74,3 +74,26 @@ fn a_copy_never_names_a_tracked_string() {
     }
     assert_eq!(next, 5);
 }
+
+/// An object may bless an item written before it (a `REFP` after the
+/// class): a reference to that item copied into a later chunk is written
+/// as an object of that class.
+#[test]
+fn an_item_blessed_after_it_is_written_keeps_its_class_in_a_later_chunk() {
+    // Perl's corpus: my @a = ("foo"); [$a[0], bless(\$a[0], 'BlessedArrayCheck'), \$a[0]]
+    let bytes = b"=\xF3rl\x04\x00\x43\xe3foo\x2c\x71BlessedArrayCheck\x29\x02\x29\x02";
+    let chunks: Vec<Vec<u8>> = Splitter::new(View::new(bytes).unwrap(), 1)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(chunks.len(), 3);
+    for chunk in &chunks[1..] {
+        let object = sereal::decode(chunk)
+            .unwrap()
+            .at(0)
+            .unwrap()
+            .node()
+            .unwrap();
+        assert_eq!(object.class().unwrap().to_string(), "BlessedArrayCheck");
+    }
+}

@@ -475,18 +475,26 @@ impl<'v, 'd> Copier<'v, 'd> {
     }
 
     /// Notes the class (the string at `class`) of the object whose value
-    /// is at `value`, when what it blesses is tracked: a reference to it
+    /// is at `value`, when what it blesses is tracked (written after the
+    /// `REFN`, or before, where a `REFP` names it): a reference to it
     /// copied in later is written as an object of that class.
     fn note_class(&mut self, class: usize, value: usize) -> Result<()> {
         let Some(classes) = self.classes.as_deref_mut() else {
             return Ok(());
         };
-        let (v, _) = self.r.tag(value)?;
-        if v.t == tag::REFN {
-            let referent = self.r.tag(v.at + 1)?.0;
-            if referent.tracked {
-                classes.insert(referent.at, class);
+        let (v, mut c) = self.r.tag(value)?;
+        match v.t {
+            tag::REFN => {
+                let referent = self.r.tag(v.at + 1)?.0;
+                if referent.tracked {
+                    classes.insert(referent.at, class);
+                }
             }
+            tag::REFP => {
+                let off = c.varint()?;
+                classes.insert(self.r.refp_target(&c, off, v.at)?, class);
+            }
+            _ => {}
         }
         Ok(())
     }
