@@ -97,3 +97,24 @@ fn an_item_blessed_after_it_is_written_keeps_its_class_in_a_later_chunk() {
         assert_eq!(object.class().unwrap().to_string(), "BlessedArrayCheck");
     }
 }
+
+/// A weak reference to a scalar that an `ALIAS` makes an element of the
+/// array stays weak in a chunk that holds both: the alias holds the
+/// scalar.
+#[test]
+fn a_weak_reference_to_an_aliased_scalar_stays_weak_in_a_chunk() {
+    // Perl's corpus, "weak scalar cross": [$x, $y] with $x a weak
+    // reference to $y, $y one to $x, and $y the array's second element
+    let bytes = b"=srl\x01\x00\x42\xb0\x28\xb0\x29\x07\x2e\x09";
+    let whole = sereal::decode(bytes).unwrap();
+    let mut chunks = Splitter::new(View::new(bytes).unwrap(), 1000).unwrap();
+    let chunk = sereal::decode(&chunks.next().unwrap().unwrap()).unwrap();
+    // the first element is the scalar $x (tracked), holding a weak reference
+    let x = chunk.at(0).unwrap().node().unwrap();
+    assert!(
+        matches!(&*x.body(), Body::Scalar(Value::Weak(_))),
+        "{:?}",
+        *chunk
+    );
+    assert!(chunk.perl_eq(&whole));
+}

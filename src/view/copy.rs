@@ -58,7 +58,8 @@ pub(crate) struct Copier<'v, 'd> {
     /// Weak references written first (`WEAKEN REFN`): where the `WEAKEN`
     /// is in `out`, and the referent's source position.
     weak_first: Vec<(usize, usize)>,
-    /// Source positions of tracked referents the copy refers to strongly.
+    /// Source positions of tracked referents the copy refers to strongly
+    /// (or aliases).
     strong: hashbrown::HashSet<usize>,
     /// Breakpoints of the main range: a source position and where in
     /// `out` it landed, the bytes after it copied as they are up to the
@@ -194,7 +195,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                         _ => c.target(off, at, "ALIAS")?,
                     };
                     next(&mut ranges, c.pos());
-                    if t == tag::REFP && !weak {
+                    // an ALIAS makes its slot the item: it holds it too
+                    if !weak {
                         self.strong.insert(x);
                     }
                     if let Some(&n) = self.tracked.get(&x) {
