@@ -118,3 +118,29 @@ fn a_weak_reference_to_an_aliased_scalar_stays_weak_in_a_chunk() {
     );
     assert!(chunk.perl_eq(&whole));
 }
+
+/// A chunk that holds an item of an earlier chunk as an element (an
+/// `ALIAS`, copied in as it is: an element carries no class) and refers
+/// to it writes the item's class where it refers to it.
+#[test]
+fn an_aliased_object_copied_into_a_chunk_keeps_its_class() {
+    // Perl: my $c = "x" x 20; my $obj = bless \$c, "C1";
+    // encode(sub { \@_ }->($obj, $c, \$c)): the object, $c, \$c
+    let bytes = b"=\xF3rl\x05\x00\x43\x2c\x62C1\x28\xf4xxxxxxxxxxxxxxxxxxxx\x2e\x07\x29\x07";
+    let chunks: Vec<Vec<u8>> = Splitter::new(View::new(bytes).unwrap(), 43)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(chunks.len(), 2);
+    // the second chunk is [$c, \$c]
+    let chunk = sereal::decode(&chunks[1]).unwrap();
+    let object = chunk.at(1).unwrap().node().unwrap();
+    assert_eq!(object.class().map(|c| c.to_string()).as_deref(), Some("C1"));
+    // Perl: my $c; $c = \$c; bless $c, "C1"; encode(sub { \@_ }->(\$c,
+    // $c)): the second, $c, refers to itself, where its class is written
+    let bytes = b"=\xF3rl\x05\x00\x42\x2c\x62C1\x28\xa9\x07\x2e\x07";
+    let mut chunks = Splitter::new(View::new(bytes).unwrap(), 1).unwrap().skip(1);
+    let chunk = sereal::decode(&chunks.next().unwrap().unwrap()).unwrap();
+    let object = chunk.at(0).unwrap().node().unwrap();
+    assert_eq!(object.class().map(|c| c.to_string()).as_deref(), Some("C1"));
+}

@@ -52,6 +52,9 @@ pub(crate) struct Copier<'v, 'd> {
     /// Source positions of tracked referents and the class of the object
     /// that holds them (see [`Copier::note_class`]), kept across copies.
     classes: Option<&'d mut HashMap<usize, usize>>,
+    /// Source positions of the referents among those whose class this
+    /// copy has written.
+    blessed: hashbrown::HashSet<usize>,
     /// Strings written, by content, when strings are written once.
     dedupe: Option<&'d mut HashMap<(bool, &'v [u8]), u64>>,
     weak: Weak,
@@ -85,6 +88,7 @@ impl<'v, 'd> Copier<'v, 'd> {
             tracked: HashMap::new(),
             strings: HashMap::new(),
             classes: None,
+            blessed: hashbrown::HashSet::new(),
             dedupe: None,
             weak: Weak::Keep,
             weak_first: Vec::new(),
@@ -199,8 +203,23 @@ impl<'v, 'd> Copier<'v, 'd> {
                     if !weak {
                         self.strong.insert(x);
                     }
-                    if let Some(&n) = self.tracked.get(&x) {
-                        write_backref(out, b, n);
+                    if self.tracked.contains_key(&x) {
+                        if t == tag::REFP && !self.blessed.contains(&x) {
+                            // an item copied in as an element (an ALIAS),
+                            // which carries no class: its first reference
+                            // here does
+                            if let Some(class) = self.class_of(x) {
+                                out.push(tag::OBJECT);
+                                self.string(class, out)?;
+                                self.blessed.insert(x);
+                                if tracked {
+                                    let n = self.here(out);
+                                    self.tracked.insert(at, n);
+                                }
+                            }
+                        }
+                        // (read after: a REFP may name itself)
+                        write_backref(out, b, self.tracked[&x]);
                         continue;
                     }
                     let Outside::Expand { floor } = self.outside else {
@@ -220,6 +239,7 @@ impl<'v, 'd> Copier<'v, 'd> {
                         if let Some(class) = self.class_of(x) {
                             out.push(tag::OBJECT);
                             self.string(class, out)?;
+                            self.blessed.insert(x);
                         }
                         // A reference to the item, whatever it is (a
                         // `REFP` to an `ARRAYREF_n` is a reference to the
@@ -485,18 +505,19 @@ impl<'v, 'd> Copier<'v, 'd> {
             return Ok(());
         };
         let (v, mut c) = self.r.tag(value)?;
-        match v.t {
-            tag::REFN => {
-                let referent = self.r.tag(v.at + 1)?.0;
-                if referent.tracked {
-                    classes.insert(referent.at, class);
-                }
-            }
+        let referent = match v.t {
+            tag::REFN => Some(self.r.tag(v.at + 1)?.0)
+                .filter(|r| r.tracked)
+                .map(|r| r.at),
             tag::REFP => {
                 let off = c.varint()?;
-                classes.insert(self.r.refp_target(&c, off, v.at)?, class);
+                Some(self.r.refp_target(&c, off, v.at)?)
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(referent) = referent {
+            classes.insert(referent, class);
+            self.blessed.insert(referent);
         }
         Ok(())
     }
