@@ -144,3 +144,33 @@ fn an_aliased_object_copied_into_a_chunk_keeps_its_class() {
     let object = chunk.at(0).unwrap().node().unwrap();
     assert_eq!(object.class().map(|c| c.to_string()).as_deref(), Some("C1"));
 }
+
+/// A second reference to an object a FREEZE callback wrote (a `REFP` to
+/// what it froze), copied into a later chunk, is written as that object
+/// again: `OBJECT_FREEZE`, for THAW to read.
+#[test]
+fn a_frozen_object_copied_into_a_chunk_stays_frozen() {
+    // Perl's corpus, "frozen object shared" (freeze_callbacks): a Frozen
+    // object twice, and another
+    let bytes = b"=\xF3rl\x05\x00\x43\x32\x66Frozen\x28\xab\x02\x05\x65extra\x29\x0b\
+                  \x33\x03\x28\x2b\x02\x06\x65extra";
+    let chunks: Vec<Vec<u8>> = Splitter::new(View::new(bytes).unwrap(), 1)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(chunks.len(), 3);
+    for chunk in &chunks {
+        let object = sereal::decode(chunk)
+            .unwrap()
+            .at(0)
+            .unwrap()
+            .node()
+            .unwrap();
+        assert_eq!(object.class().unwrap().to_string(), "Frozen");
+        assert!(
+            matches!(&*object.body(), Body::Frozen(_)),
+            "{:?}",
+            *object.body()
+        );
+    }
+}

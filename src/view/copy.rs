@@ -38,6 +38,15 @@ pub(crate) enum Weak {
     Strengthen,
 }
 
+/// The class of an object, as a copy writes it again: where its name is,
+/// and the tag of the object, `OBJECT` or, for what a FREEZE callback
+/// wrote, `OBJECT_FREEZE` (which THAW reads).
+#[derive(Clone, Copy)]
+pub(crate) struct Class {
+    name: usize,
+    tag: u8,
+}
+
 /// A copy of items of one body into a new body (`out[body_start..]`).
 pub(crate) struct Copier<'v, 'd> {
     r: Body<'v>,
@@ -51,7 +60,7 @@ pub(crate) struct Copier<'v, 'd> {
     strings: HashMap<usize, u64>,
     /// Source positions of tracked referents and the class of the object
     /// that holds them (see [`Copier::note_class`]), kept across copies.
-    classes: Option<&'d mut HashMap<usize, usize>>,
+    classes: Option<&'d mut HashMap<usize, Class>>,
     /// Source positions of the referents among those whose class this
     /// copy has written.
     blessed: hashbrown::HashSet<usize>,
@@ -105,7 +114,7 @@ impl<'v, 'd> Copier<'v, 'd> {
 
     /// Keeps the classes of the tracked objects it copies in `classes`,
     /// for the copies that follow (an object referred to from a later one).
-    pub fn classes(mut self, classes: &'d mut HashMap<usize, usize>) -> Self {
+    pub fn classes(mut self, classes: &'d mut HashMap<usize, Class>) -> Self {
         self.classes = Some(classes);
         self
     }
@@ -209,8 +218,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                             // which carries no class: its first reference
                             // here does
                             if let Some(class) = self.class_of(x) {
-                                out.push(tag::OBJECT);
-                                self.string(class, out)?;
+                                out.push(class.tag);
+                                self.string(class.name, out)?;
                                 self.blessed.insert(x);
                                 if tracked {
                                     let n = self.here(out);
@@ -237,8 +246,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let x_end = r.skip(x)?;
                     if t == tag::REFP {
                         if let Some(class) = self.class_of(x) {
-                            out.push(tag::OBJECT);
-                            self.string(class, out)?;
+                            out.push(class.tag);
+                            self.string(class.name, out)?;
                             self.blessed.insert(x);
                         }
                         // A reference to the item, whatever it is (a
@@ -276,7 +285,11 @@ impl<'v, 'd> Copier<'v, 'd> {
                     let off = c.varint()?;
                     let x = c.target(off, at, "OBJECTV")?;
                     next(&mut ranges, c.pos());
-                    self.note_class(x, c.pos())?;
+                    let object = match t {
+                        tag::OBJECTV => tag::OBJECT,
+                        _ => tag::OBJECT_FREEZE,
+                    };
+                    self.note_class(x, object, c.pos())?;
                     match self.written(x, from) {
                         Some(n) => write_backref(out, b, n),
                         None => {
@@ -301,7 +314,7 @@ impl<'v, 'd> Copier<'v, 'd> {
                     } else {
                         ct.at
                     };
-                    self.note_class(class_at, value)?;
+                    self.note_class(class_at, t, value)?;
                     next(&mut ranges, class);
                 }
                 tag::WEAKEN => {
@@ -496,11 +509,12 @@ impl<'v, 'd> Copier<'v, 'd> {
         Ok(())
     }
 
-    /// Notes the class (the string at `class`) of the object whose value
-    /// is at `value`, when what it blesses is tracked (written after the
-    /// `REFN`, or before, where a `REFP` names it): a reference to it
-    /// copied in later is written as an object of that class.
-    fn note_class(&mut self, class: usize, value: usize) -> Result<()> {
+    /// Notes the class (the string at `name`) of the object (written with
+    /// the tag `object`) whose value is at `value`, when what it blesses
+    /// is tracked (written after the `REFN`, or before, where a `REFP`
+    /// names it): a reference to it copied in later is written as an
+    /// object of that class.
+    fn note_class(&mut self, name: usize, object: u8, value: usize) -> Result<()> {
         let Some(classes) = self.classes.as_deref_mut() else {
             return Ok(());
         };
@@ -516,13 +530,13 @@ impl<'v, 'd> Copier<'v, 'd> {
             _ => None,
         };
         if let Some(referent) = referent {
-            classes.insert(referent, class);
+            classes.insert(referent, Class { name, tag: object });
             self.blessed.insert(referent);
         }
         Ok(())
     }
 
-    fn class_of(&self, x: usize) -> Option<usize> {
+    fn class_of(&self, x: usize) -> Option<Class> {
         self.classes.as_deref().and_then(|c| c.get(&x).copied())
     }
 }

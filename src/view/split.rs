@@ -1,7 +1,7 @@
 //! Splitting a document whose root is an array into documents of about a
 //! given size, on its bytes.
 
-use super::copy::{write_header, Copied, Copier, Outside, Weak};
+use super::copy::{write_header, Class, Copied, Copier, Outside, Weak};
 use super::merge::write_array_ref;
 use super::walk::Frame;
 use super::View;
@@ -62,7 +62,7 @@ pub struct Splitter<'a> {
     index: usize,
     pos: usize,
     /// Classes of the tracked objects met so far (see `Copier::classes`).
-    classes: HashMap<usize, usize>,
+    classes: HashMap<usize, Class>,
     stack: Vec<Frame>,
     failed: bool,
 }
