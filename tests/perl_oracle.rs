@@ -25,7 +25,7 @@ mod common;
 use common::graphs::{case_seed, Gen};
 use sereal::{Decoder, Encoder, EncoderOptions, Value};
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 const FORWARD_CASES: usize = 1200;
 const REVERSE_CASES: usize = 1200;
@@ -39,11 +39,8 @@ const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/oracle.p
 // ---------------------------------------------------------------- plumbing
 
 fn spawn_oracle(args: &[&str], stdin: Stdio) -> Child {
-    Command::new("perl")
-        .arg(ORACLE)
+    common::perl_command(&[ORACLE])
         .args(args)
-        .env("PERL_HASH_SEED", "0")
-        .env("PERL_PERTURB_KEYS", "0")
         .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -67,15 +67,23 @@ pub fn perl_output(script: &str) -> Vec<u8> {
     out
 }
 
+/// `perl` with `args`, Perl's hash order fixed, to be run.
+#[allow(dead_code)]
+pub fn perl_command<A: AsRef<std::ffi::OsStr>>(args: &[A]) -> std::process::Command {
+    let mut command = std::process::Command::new("perl");
+    command
+        .args(args)
+        .env("PERL_HASH_SEED", "0")
+        .env("PERL_PERTURB_KEYS", "0");
+    command
+}
+
 /// What `perl` run with `args` and the environment `env` prints, with
 /// Perl's hash order fixed; fails the test if Perl fails.
 #[allow(dead_code)]
 pub fn perl<A: AsRef<std::ffi::OsStr>>(args: &[A], env: &[(&str, &str)]) -> Vec<u8> {
-    let out = std::process::Command::new("perl")
-        .args(args)
+    let out = perl_command(args)
         .envs(env.iter().copied())
-        .env("PERL_HASH_SEED", "0")
-        .env("PERL_PERTURB_KEYS", "0")
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run perl");
