@@ -22,6 +22,9 @@ use warnings;
 use Sereal::Encoder;
 use Sereal::Decoder;
 use Scalar::Util qw(weaken isweak reftype refaddr);
+use FindBin;
+use lib $FindBin::Bin;
+use Cycles qw(break_cycles);
 
 binmode STDIN;
 binmode STDOUT;
@@ -60,24 +63,6 @@ sub error_frame {
     return 'E' . frame($msg);
 }
 
-# Clears every container reachable from the arguments, so cyclic graphs are
-# freed. Everything visited is kept alive until the end so that addresses are
-# not reused while the walk runs.
-sub break_cycles {
-    my @todo = @_;
-    my (%seen, @keep);
-    while (@todo) {
-        my $x = pop @todo;
-        next unless ref $x;
-        next if $seen{ refaddr $x }++;
-        push @keep, $x;
-        my $t = reftype $x;
-        if ($t eq 'ARRAY') { push @todo, @$x; @$x = (); }
-        elsif ($t eq 'HASH') { push @todo, values %$x; %$x = (); }
-        elsif ($t eq 'SCALAR' || $t eq 'REF') { push @todo, $$x; eval { $$x = undef; 1 }; }
-    }
-    @keep = ();
-}
 
 if ($mode eq 'roundtrip') {
     while (defined(my $hdr = read_exact(5))) {
