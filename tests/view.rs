@@ -531,7 +531,10 @@ fn split_copies_in_what_crosses_chunks() {
 /// each chunk of one element decodes to the original's element.
 #[test]
 fn split_chunks_of_one_element_equal_the_elements() {
-    let docs: [&[u8]; 3] = [
+    let docs: [&[u8]; 4] = [
+        // a regexp blessed as an object's value itself (no REFN), then
+        // referred to from later elements (found by the merge_split target)
+        b"\x45\x2c\x67Regexp(\xb1\x63foo\x60\x42\x29\x0b\x29\x0b\x29\x0b\x43\x29\x0b\x29\x0b\x29\x0b\x29\x0b",
         // [[[1]*]*, [REFP to the inner array's reference, REFP to the outer array]]
         b"\x42\x28\xab\x01\xc1\x01\x42\x29\x05\x29\x03",
         // [\$x, \$x] with $x = []

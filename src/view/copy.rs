@@ -525,7 +525,8 @@ impl<'v, 'd> Copier<'v, 'd> {
                 let off = c.varint()?;
                 Some(self.r.refp_target(&c, off, v.at)?)
             }
-            _ => None,
+            // an object whose value is itself tracked (a bare REGEXP, say)
+            _ => Some(v.at).filter(|_| v.tracked),
         };
         if let Some(referent) = referent {
             classes.insert(referent, Class { name, tag: object });
