@@ -406,16 +406,28 @@ impl<'v> Body<'v> {
                         _ => Ok(None),
                     };
                 }
-                tag::WEAKEN => pos = c.pos(),
-                tag::OBJECT => pos = self.skip(c.pos())?,
-                tag::OBJECTV => {
-                    c.varint()?;
-                    pos = c.pos();
-                }
-                _ => return Ok(None),
+                t => match self.prefixed(t, &mut c)? {
+                    Some(value) => pos = value,
+                    None => return Ok(None),
+                },
             }
             self.hop(&mut hops, tag.at)?;
         }
+    }
+
+    /// Where the value the prefix tag `t` (read by `c`) holds starts: a
+    /// `WEAKEN`'s, an `OBJECT`'s after its class, an `OBJECTV`'s after its
+    /// offset; `None` for any other tag.
+    fn prefixed(&self, t: u8, c: &mut Cursor<&'v [u8]>) -> Result<Option<usize>> {
+        Ok(match t {
+            tag::WEAKEN => Some(c.pos()),
+            tag::OBJECT => Some(self.skip(c.pos())?),
+            tag::OBJECTV => {
+                c.varint()?;
+                Some(c.pos())
+            }
+            _ => None,
+        })
     }
 
     /// The array of values of the frozen object (`OBJECT_FREEZE`) at `pos`.
@@ -443,13 +455,10 @@ impl<'v> Body<'v> {
             let (tag, mut c) = self.tag(pos)?;
             match tag.t {
                 tag::REFN => return Ok(Some(c.pos())),
-                tag::WEAKEN => pos = c.pos(),
-                tag::OBJECT => pos = self.skip(c.pos())?,
-                tag::OBJECTV => {
-                    c.varint()?;
-                    pos = c.pos();
-                }
-                _ => return Ok(None),
+                t => match self.prefixed(t, &mut c)? {
+                    Some(value) => pos = value,
+                    None => return Ok(None),
+                },
             }
             self.hop(&mut hops, tag.at)?;
         }
