@@ -30,6 +30,16 @@ fn child(v: &Value, i: usize) -> Option<(Value, usize)> {
     }
 }
 
+/// A class name's characters, as Perl reads them: a byte string's bytes
+/// are Latin-1 characters.
+fn class_chars(class: &sereal::Key) -> String {
+    if class.is_utf8() {
+        String::from_utf8_lossy(class.as_bytes()).into_owned()
+    } else {
+        class.as_bytes().iter().map(|&b| char::from(b)).collect()
+    }
+}
+
 /// Walks every item of `view` reachable from its root (each position
 /// once), checking each against the decoded graph's value there.
 fn agree(view: &View<'_>, doc: &Value, budget: &mut usize) {
@@ -107,10 +117,28 @@ fn agree(view: &View<'_>, doc: &Value, budget: &mut usize) {
             // still reads the referent's bytes
             continue;
         }
+        // the class the decoder blessed the referent with, however the
+        // reference is written (a second one names no class)
+        let strong = match &value {
+            Value::Ref(node) => Some(node.clone()),
+            Value::Weak(w) => w.upgrade(),
+            _ => None,
+        };
+        if let Some(node) = &strong {
+            assert_eq!(
+                item.class().unwrap().as_deref(),
+                node.class().as_ref().map(class_chars).as_deref(),
+                "class of {value:?} at {:?}: {:x?} in {:x?}",
+                item.position(),
+                item.raw(),
+                view.root().raw()
+            );
+        }
         if let Some(node) = value.node() {
             if matches!(&*node.try_body().unwrap(), Body::Frozen(_)) {
-                // a second reference to a frozen object reaches its
-                // values' array in the bytes, not an array of the graph
+                // any reference to a frozen object is the object, one value
+                assert_eq!(item.kind().unwrap(), Kind::Frozen, "{value:?}");
+                assert_eq!(item.items().unwrap(), None);
                 continue;
             }
         }
@@ -180,6 +208,35 @@ fn every_item_of_perls_corpus_decodes_as_the_graph_has_it() {
         n += 1;
     }
     assert!(n > 1000, "{n} corpus documents");
+}
+
+/// A second reference to a frozen object names its values (a `REFP` to
+/// the array after `OBJECT_FREEZE`), and the decoder reads it as the
+/// object: so do the view's kind, class and steps, for `REFP` and `ALIAS`.
+#[test]
+fn second_references_to_a_frozen_object_read_as_the_object() {
+    // Perl's corpus, "frozen object shared": a Frozen object twice (the
+    // second a REFP, at byte 25), then another
+    let perl = b"=\xF3rl\x05\x00\x43\x32\x66Frozen\x28\xab\x02\x05\x65extra\x29\x0b\
+                 \x33\x03\x28\x2b\x02\x06\x65extra";
+    let mut aliased = perl.to_vec();
+    assert_eq!(aliased[25], 0x29);
+    aliased[25] = 0x2e; // ALIAS
+    for bytes in [&perl[..], &aliased] {
+        let view = View::new(bytes).unwrap();
+        let items = view.root().items().unwrap().unwrap();
+        assert_eq!(items.len(), 3);
+        for it in &items {
+            assert_eq!(it.kind().unwrap(), Kind::Frozen);
+            assert_eq!(it.class().unwrap().as_deref(), Some("Frozen"));
+            assert_eq!(it.items().unwrap(), None);
+            assert_eq!(it.len().unwrap(), None);
+        }
+        assert!(view.select("$[1][0]").unwrap().is_empty());
+        let doc = decode(bytes).unwrap();
+        let mut budget = 100;
+        agree(&view, &doc, &mut budget);
+    }
 }
 
 /// An item that refers outside itself is decoded with the whole document:

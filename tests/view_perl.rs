@@ -60,13 +60,7 @@ const DETAILED: usize = 10;
 /// Failures of known bugs not fixed yet: the test (batch) and the label
 /// of the document they are found in, and the bug. Each must still fail
 /// there (a fixed bug's entry goes), and nothing else may.
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "corpus paths",
-    "v5_freeze#1403/srl",
-    "a second reference to an object a FREEZE callback wrote (a REFP to \
-     its payload) is read by path steps and Item::kind as the payload's \
-     array; Perl reads the THAWed object, one value (Kind::Frozen)",
-)];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 // ---------------------------------------------------------------- plumbing
 

@@ -516,19 +516,7 @@ impl<'v, 'd> Copier<'v, 'd> {
         let Some(classes) = self.classes.as_deref_mut() else {
             return Ok(());
         };
-        let (v, mut c) = self.r.tag(value)?;
-        let referent = match v.t {
-            tag::REFN => Some(self.r.tag(v.at + 1)?.0)
-                .filter(|r| r.tracked)
-                .map(|r| r.at),
-            tag::REFP => {
-                let off = c.varint()?;
-                Some(self.r.refp_target(&c, off, v.at)?)
-            }
-            // an object whose value is itself tracked (a bare REGEXP, say)
-            _ => Some(v.at).filter(|_| v.tracked),
-        };
-        if let Some(referent) = referent {
+        if let Some(referent) = self.r.object_referent(value)? {
             classes.insert(referent, Class { name, tag: object });
             self.blessed.insert(referent);
         }

@@ -245,18 +245,23 @@ impl<'v> Item<'v> {
         Ok(Some(out))
     }
 
-    /// The class of the object this item is (or refers to), when its own
-    /// `OBJECT` or `OBJECTV` names one. A second reference to an object
-    /// (a `REFP`) does not name its class: [`decode`](Self::decode) it to
-    /// see the class on its node.
+    /// The class of the object this item is (or refers to), as the
+    /// decoder blesses it: named by the item's own `OBJECT` or `OBJECTV`,
+    /// or, for a second reference to an object (a `REFP`, which names no
+    /// class), by the object that blesses what it refers to. Finding that
+    /// one walks the whole document once per view, the first time a
+    /// reference without a class of its own is asked.
     ///
     /// ```
     /// use sereal::{view::View, Ref, Value};
-    /// let obj = Value::from(Ref::hash([("id", 1)].into()).blessed("My::User"));
-    /// let bytes = sereal::encode(&obj).unwrap();
+    /// let user = Ref::hash([("id", 1)].into()).blessed("My::User");
+    /// let bytes = sereal::encode(&Value::array([&user, &user])).unwrap();
     /// let view = View::new(&bytes).unwrap();
-    /// assert_eq!(view.root().class().unwrap().as_deref(), Some("My::User"));
-    /// assert_eq!(view.select("$.id").unwrap()[0].as_i64().unwrap(), Some(1));
+    /// // the first is written as an object, the second as a REFP to it
+    /// for item in view.select("$[*]").unwrap() {
+    ///     assert_eq!(item.class().unwrap().as_deref(), Some("My::User"));
+    /// }
+    /// assert_eq!(view.select("$[1].id").unwrap()[0].as_i64().unwrap(), Some(1));
     /// ```
     pub fn class(&self) -> Result<Option<Cow<'v, str>>> {
         Ok(self.reader().class(self.pos)?.map(|t| t.to_str()))

@@ -56,6 +56,7 @@ mod copy;
 mod fast;
 mod item;
 mod merge;
+mod objects;
 mod path;
 mod split;
 mod walk;
@@ -68,7 +69,9 @@ pub use split::Splitter;
 
 use crate::decoder::{document_size_check, frame, Decoder, Header};
 use crate::error::{Error, ErrorKind, Result};
+use objects::Objects;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 use walk::Body;
 
 /// A document read without decoding it: see the [module docs](self).
@@ -94,6 +97,7 @@ pub struct View<'a> {
     version: u8,
     input: &'a [u8],
     dec: &'a Decoder,
+    objects: OnceLock<Objects>,
 }
 
 impl std::fmt::Debug for View<'_> {
@@ -138,6 +142,7 @@ impl<'a> View<'a> {
             version: header.version,
             input,
             dec,
+            objects: OnceLock::new(),
         })
     }
 
@@ -148,6 +153,7 @@ impl<'a> View<'a> {
             base: self.base,
             in_body: self.in_body,
             opts: self.dec.options(),
+            objects: &self.objects,
         }
     }
 

@@ -3,9 +3,11 @@
 //! or container it is, with every length, count, offset and limit checked
 //! as the decoder checks them.
 
+use super::objects::Objects;
 use crate::decoder::{string_over_limit, DecoderOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{self, over_limit, tag, Cursor, TRACK_FLAG};
+use std::sync::OnceLock;
 
 /// A body, where its errors are placed, and the limits it is read with.
 #[derive(Clone, Copy)]
@@ -17,6 +19,9 @@ pub(crate) struct Body<'v> {
     pub base: usize,
     pub in_body: bool,
     pub opts: &'v DecoderOptions,
+    /// The objects of the body and what they bless, found when first
+    /// asked (see [`Objects`]).
+    pub objects: &'v OnceLock<Objects>,
 }
 
 /// An item's first tag, after any `PAD`s.
@@ -137,7 +142,7 @@ impl<'v> Body<'v> {
     pub fn walk(&self, pos: usize, stack: &mut Vec<Frame>) -> Result<usize> {
         match self.fast_walk(pos, stack) {
             Some(end) => Ok(end),
-            None => self.checked_walk(pos, stack),
+            None => self.checked_walk(pos, stack, None),
         }
     }
 
@@ -152,8 +157,14 @@ impl<'v> Body<'v> {
         c.target(off, at, "REFP")
     }
 
-    /// The checked walk of [`walk`](Self::walk), through the cursor.
-    fn checked_walk(&self, pos: usize, stack: &mut Vec<Frame>) -> Result<usize> {
+    /// The checked walk of [`walk`](Self::walk), through the cursor; the
+    /// position of each object tag it reads goes to `objects`, if given.
+    pub(super) fn checked_walk(
+        &self,
+        pos: usize,
+        stack: &mut Vec<Frame>,
+        mut objects: Option<&mut Vec<usize>>,
+    ) -> Result<usize> {
         let o = self.opts;
         let mut c = self.cursor(pos);
         stack.clear();
@@ -235,10 +246,16 @@ impl<'v> Body<'v> {
                 tag::WEAKEN => open(stack, 1, false),
                 tag::OBJECT | tag::OBJECT_FREEZE => {
                     self.objects_allowed(at)?;
+                    if let Some(o) = objects.as_deref_mut() {
+                        o.push(at);
+                    }
                     open(stack, 2, false);
                 }
                 tag::OBJECTV | tag::OBJECTV_FREEZE => {
                     self.objects_allowed(at)?;
+                    if let Some(o) = objects.as_deref_mut() {
+                        o.push(at);
+                    }
                     let off = c.varint()?;
                     c.target(off, at, "OBJECTV")?;
                     open(stack, 1, false);
@@ -314,19 +331,40 @@ impl<'v> Body<'v> {
         Ok(())
     }
 
-    /// The item at `pos` with its `ALIAS`es and `COPY`s followed: the tag
-    /// of the item whose value it is, and the cursor past that tag.
-    /// `hops` counts the indirections followed, against the depth limit.
+    /// The item at `pos` with its `ALIAS`es and `COPY`s followed, and a
+    /// back-reference to a frozen object's values read as the object (as
+    /// the decoder reads them): the tag of the item whose value it is, and
+    /// the cursor past that tag. `hops` counts the indirections followed,
+    /// against the depth limit.
     pub fn resolve(&self, pos: usize, hops: &mut usize) -> Result<(Tag, Cursor<&'v [u8]>)> {
         let mut pos = pos;
+        let mut aliased = false;
         loop {
             let (tag, mut c) = self.tag(pos)?;
-            if !matches!(tag.t, tag::ALIAS | tag::COPY) {
-                return Ok((tag, c));
+            let object = match tag.t {
+                tag::ALIAS | tag::COPY => {
+                    self.hop(hops, tag.at)?;
+                    let off = c.varint()?;
+                    pos = c.target(off, tag.at, backref_name(tag.t))?;
+                    aliased = tag.t == tag::ALIAS;
+                    continue;
+                }
+                tag::REFP => {
+                    let mut peek = c.clone();
+                    let off = peek.varint()?;
+                    self.frozen_values_of(self.refp_target(&peek, off, tag.at)?)?
+                }
+                tag::ARRAY if aliased => self.frozen_values_of(tag.at)?,
+                _ => None,
+            };
+            match object {
+                Some(object) => {
+                    self.hop(hops, tag.at)?;
+                    pos = object;
+                    aliased = false;
+                }
+                None => return Ok((tag, c)),
             }
-            self.hop(hops, tag.at)?;
-            let off = c.varint()?;
-            pos = c.target(off, tag.at, backref_name(tag.t))?;
         }
     }
 
@@ -475,13 +513,16 @@ impl<'v> Body<'v> {
     }
 
     /// The class of the object the item at `pos` is (or refers to, as
-    /// [`container`](Self::container) follows them), if it is one.
+    /// [`container`](Self::container) follows them), if it is one: named
+    /// by its own `OBJECT`, or, for a reference without one (a second
+    /// reference to an object), by the last object that blesses its
+    /// referent.
     pub fn class(&self, pos: usize) -> Result<Option<Text<'v>>> {
         let mut hops = 0;
         let mut pos = pos;
         loop {
             let (tag, mut c) = self.resolve(pos, &mut hops)?;
-            match tag.t {
+            let referent = match tag.t {
                 tag::OBJECT | tag::OBJECT_FREEZE => {
                     return self.name(c.pos(), "as a class name").map(Some)
                 }
@@ -490,8 +531,24 @@ impl<'v> Body<'v> {
                     let x = c.target(off, tag.at, "OBJECTV")?;
                     return self.name(x, "as a class name").map(Some);
                 }
-                tag::WEAKEN => pos = c.pos(),
+                tag::WEAKEN => {
+                    pos = c.pos();
+                    self.hop(&mut hops, tag.at)?;
+                    continue;
+                }
+                tag::REFP => {
+                    let off = c.varint()?;
+                    self.refp_target(&c, off, tag.at)?
+                }
+                tag::REFN => match self.tag(c.pos())? {
+                    (r, _) if r.tracked => r.at,
+                    _ => return Ok(None),
+                },
                 _ => return Ok(None),
+            };
+            match self.blessing(referent)? {
+                Some(object) => pos = object,
+                None => return Ok(None),
             }
             self.hop(&mut hops, tag.at)?;
         }
