@@ -9,7 +9,7 @@
 //! copying long strings ([`decode_bytes`]). Documents that arrive in pieces
 //! are read by [`crate::stream`].
 
-use crate::compress::{Compression, Inflate};
+use crate::compress::Compression;
 use crate::error::{Error, ErrorKind, Result};
 use crate::local::{elsewhere, Handler, ThreadBound};
 use crate::protocol;
@@ -20,12 +20,17 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod documents;
+mod frame;
 mod header;
 pub mod memory;
 mod options;
 pub(crate) mod reader;
 mod scratch;
 
+pub use documents::Documents;
+pub use frame::looks_like_sereal;
+pub(crate) use frame::{document_size_check, frame};
 pub use header::Header;
 
 #[cfg(feature = "serde")]
@@ -417,59 +422,6 @@ impl Decoder {
         }
     }
 
-    /// Decompresses (if needed) and returns the body bytes of a document,
-    /// with the offset its first byte has in the body's offset space.
-    ///
-    /// ```
-    /// use sereal::{Compression, Decoder, Encoder, EncoderOptions, Header, Value};
-    /// # fn main() -> Result<(), sereal::Error> {
-    /// let opts = EncoderOptions::new().compress(Compression::Zstd).compress_threshold(0);
-    /// let doc = Encoder::new(opts)?.encode(&Value::from("z".repeat(40)))?;
-    /// let header = Header::parse(&doc)?;
-    /// let (body, shift) = Decoder::default().body_bytes(&doc, &header)?;
-    /// // BINARY, length 40, the bytes; its first byte is body offset 1
-    /// assert_eq!(&body[..2], b"\x26\x28");
-    /// assert_eq!(&body[2..], "z".repeat(40).as_bytes());
-    /// assert_eq!(shift, 1);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn body_bytes<'a>(
-        &self,
-        input: &'a [u8],
-        header: &Header,
-    ) -> Result<(Cow<'a, [u8]>, usize)> {
-        frame(&self.opts, input, header, 0).map(|(body, shift, _)| (body, shift))
-    }
-
-    /// As [`body_bytes`](Self::body_bytes), for a document that may be
-    /// followed by more data (a stream of concatenated documents): also
-    /// returns where a compressed document ends in `input`, its frame's
-    /// length being known. A raw body (`None`) ends where its value does,
-    /// which only a walk of its tags can tell.
-    ///
-    /// ```
-    /// use sereal::{Compression, Decoder, Encoder, EncoderOptions, Header, Value};
-    /// let opts = EncoderOptions::new().compress(Compression::Zlib).compress_threshold(0);
-    /// let text = "zipped ".repeat(100);
-    /// let mut stream = Encoder::new(opts).unwrap().encode(&Value::from(&text)).unwrap();
-    /// let first = stream.len();
-    /// stream.extend(sereal::encode(&Value::from(2)).unwrap());
-    /// let dec = Decoder::default();
-    /// let h = Header::parse(&stream).unwrap();
-    /// let (body, shift, end) = dec.body_frame(&stream, &h).unwrap();
-    /// assert_eq!((&body[3..], shift, end), (text.as_bytes(), 1, Some(first)));
-    /// let h = Header::parse(&stream[first..]).unwrap();
-    /// assert_eq!(dec.body_frame(&stream[first..], &h).unwrap().2, None);
-    /// ```
-    pub fn body_frame<'a>(
-        &self,
-        input: &'a [u8],
-        header: &Header,
-    ) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
-        frame(&self.opts, input, header, 0)
-    }
-
     /// Decodes the document at the start of `input`, which may be followed
     /// by more data: returns its body and the number of bytes it took.
     ///
@@ -496,30 +448,6 @@ impl Decoder {
         let (doc, used, _) = self.shared_body_prefix(input, &header, None, false, held)?;
         document_size_check(&self.opts, used)?;
         Ok((doc, used))
-    }
-
-    /// The documents of a stream of concatenated documents, in turn (Perl's
-    /// `incremental` option). A document that fails (a truncated last one,
-    /// say) yields its error, with its offset in the stream, and ends the
-    /// iteration.
-    ///
-    /// ```
-    /// use sereal::{encode, Decoder, ErrorKind, Value};
-    /// let mut stream = encode(&Value::from(1)).unwrap();
-    /// stream.extend(encode(&Value::array([2, 3])).unwrap());
-    /// stream.extend(&encode(&Value::from("cut")).unwrap()[..8]);
-    /// let docs: Vec<_> = Decoder::default().documents(&stream).collect();
-    /// assert_eq!(docs.len(), 3);
-    /// assert_eq!(docs[1].as_ref().unwrap(), &Value::array([2, 3]));
-    /// assert_eq!(docs[2].as_ref().unwrap_err().kind(), &ErrorKind::Truncated);
-    /// ```
-    pub fn documents<'d, 'a>(&'d self, input: &'a [u8]) -> Documents<'d, 'a> {
-        Documents {
-            dec: self,
-            input,
-            pos: 0,
-            done: false,
-        }
     }
 
     fn any_body_prefix(&self, input: &[u8], header: &Header) -> Result<(Document, usize)> {
@@ -584,163 +512,6 @@ impl Decoder {
         }
         Ok(v)
     }
-}
-
-/// An iterator over the documents of a stream: see [`Decoder::documents`].
-///
-/// ```
-/// use sereal::{encode, Decoder, Value};
-/// let mut stream = encode(&Value::from(1)).unwrap();
-/// stream.extend(encode(&Value::from("two")).unwrap());
-/// let docs: Vec<Value> = Decoder::default()
-///     .documents(&stream)
-///     .map(|d| d.unwrap().into_value())
-///     .collect();
-/// assert_eq!(docs, [Value::from(1), Value::from("two")]);
-/// ```
-pub struct Documents<'d, 'a> {
-    dec: &'d Decoder,
-    input: &'a [u8],
-    pos: usize,
-    done: bool,
-}
-
-impl Documents<'_, '_> {
-    /// The stream offset of the next document.
-    ///
-    /// ```
-    /// use sereal::{encode, Decoder, Value};
-    /// # fn main() -> Result<(), sereal::Error> {
-    /// let first = encode(&Value::from(1))?;
-    /// let mut stream = first.clone();
-    /// stream.extend(encode(&Value::from("two"))?);
-    /// let dec = Decoder::default();
-    /// let mut docs = dec.documents(&stream);
-    /// assert_eq!(docs.offset(), 0);
-    /// docs.next().unwrap()?;
-    /// assert_eq!(docs.offset(), first.len()); // where the second starts
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn offset(&self) -> usize {
-        self.pos
-    }
-}
-
-impl Iterator for Documents<'_, '_> {
-    type Item = Result<Document>;
-
-    fn next(&mut self) -> Option<Result<Document>> {
-        if self.done || self.pos >= self.input.len() {
-            return None;
-        }
-        match self.dec.decode_prefix(&self.input[self.pos..]) {
-            Ok((v, used)) => {
-                self.pos += used;
-                Some(Ok(v))
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e.shifted(self.pos, false)))
-            }
-        }
-    }
-}
-
-/// Whether `input` starts like a Sereal document: a valid header (magic
-/// string, protocol version 1 to 5, document type, header suffix) and a
-/// body. Perl's `looks_like_sereal`.
-///
-/// ```
-/// assert!(sereal::decoder::looks_like_sereal(&sereal::encode(&sereal::Value::Undef).unwrap()));
-/// assert!(!sereal::decoder::looks_like_sereal(b"{\"json\": 1}"));
-/// assert!(!sereal::decoder::looks_like_sereal(b"=\xC3\xB3rl\x05\x00\x01"));
-/// ```
-pub fn looks_like_sereal(input: &[u8]) -> bool {
-    Header::parse(input).is_ok_and(|h| h.len < input.len())
-}
-
-/// The error for a document of `len` bytes over `max_document_size`, at
-/// the offset where the limit is passed.
-#[inline]
-pub(crate) fn document_size_check(o: &DecoderOptions, len: usize) -> Result<()> {
-    let max = o.max_document_size;
-    if max != 0 && len > max {
-        return Err(document_too_big(len, max));
-    }
-    Ok(())
-}
-
-#[cold]
-fn document_too_big(len: usize, max: usize) -> Error {
-    let m = format!("document of {len} bytes (limit {max})");
-    Error::at(ErrorKind::LimitExceeded(m), max)
-}
-
-/// The body bytes of a document, their offset shift, and for a compressed
-/// body the input offset where its frame ends (a raw body ends where its
-/// value does). `held`: the bytes of `max_memory` the decode holds already
-/// (a stream's buffered document).
-#[inline]
-pub(crate) fn frame<'a>(
-    o: &DecoderOptions,
-    input: &'a [u8],
-    header: &Header,
-    held: usize,
-) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
-    // Protocol 1 offsets count from the start of the document.
-    let shift = if header.version == 1 { header.len } else { 1 };
-    if header.compression == Compression::None {
-        return Ok((Cow::Borrowed(&input[header.len..]), shift, None));
-    }
-    inflate(o, input, header, shift, held)
-}
-
-fn inflate<'a>(
-    o: &DecoderOptions,
-    input: &'a [u8],
-    header: &Header,
-    shift: usize,
-    held: usize,
-) -> Result<(Cow<'a, [u8]>, usize, Option<usize>)> {
-    let refused = match header.compression {
-        Compression::Snappy => o.refuse_snappy,
-        Compression::Zlib => o.refuse_zlib,
-        Compression::Zstd => o.refuse_zstd,
-        Compression::None => false,
-    };
-    if refused {
-        return Err(Error::at(
-            ErrorKind::CompressionRefused(header.compression),
-            4,
-        ));
-    }
-    let data = &input[header.len..];
-    let doc_type = if header.legacy_snappy {
-        protocol::TYPE_SNAPPY_LEGACY
-    } else {
-        header.compression.doc_type()
-    };
-    let limit = |max: usize| if max == 0 { usize::MAX } else { max };
-    let size = limit(o.max_uncompressed_size);
-    // The body is held beside what the decode builds: it counts against
-    // max_memory too (`held` of it is taken already).
-    let memory = limit(o.max_memory).saturating_sub(held);
-    let inflate = if memory < size {
-        Inflate {
-            max_size: memory,
-            option: "what is left of max_memory",
-        }
-    } else {
-        Inflate {
-            max_size: size,
-            option: "max_uncompressed_size",
-        }
-    };
-    let (body, used) = inflate
-        .body(doc_type, data)
-        .map_err(|e| e.shifted(header.len, false))?;
-    Ok((Cow::Owned(body), shift, Some(header.len + used)))
 }
 
 #[cfg(test)]
