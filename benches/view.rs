@@ -7,6 +7,10 @@
 //! - one field of the last record by path (`$[-1].email`), and every
 //!   record's email (`$[*].email`), each read from a fresh view, against a
 //!   full `decode` of the same bytes and a walk of the graph;
+//! - the first tag of the last record, where the records share seven tag
+//!   arrays (the second reference to each a `REFP`): a reference to a
+//!   tracked array makes the view find the document's objects once, one
+//!   walk of the whole body, against a full `decode` and a walk;
 //! - a merge of 100 documents of 2,000 records each into one, against
 //!   decoding each and encoding the array of them;
 //! - a split of the whole document into chunks of 64 KiB, against
@@ -28,13 +32,15 @@ use std::hint::black_box;
 const COUNT: usize = 200_000;
 
 /// The records document: Perl's bytes when Perl's Sereal is installed.
-fn records() -> Vec<u8> {
+/// With `shared`, record `i`'s tags are the `i % 7`th of seven arrays.
+fn records(shared: bool) -> Vec<u8> {
     let script = r#"
         use Sereal::Encoder;
+        my @shared = map { ["t$_", "s$_"] } 0 .. 6;
         sub record { my ($i) = @_;
             return { id => $i, name => "user$i", email => "user$i\@example.com",
                      score => 2 * $i + 1, active => $i % 2,
-                     tags => ["t" . ($i % 7), "t" . ($i % 11)],
+                     tags => $ARGV[1] ? $shared[$i % 7] : ["t" . ($i % 7), "t" . ($i % 11)],
                      address => { city => "city" . ($i % 100), zip => sprintf("%05d", $i % 100000) } } }
         binmode STDOUT;
         print Sereal::Encoder->new({protocol_version => 5})->encode([map { record($_) } 0 .. $ARGV[0] - 1]);
@@ -42,7 +48,12 @@ fn records() -> Vec<u8> {
     let perl = std::process::Command::new("perl")
         .env("PERL_HASH_SEED", "0")
         .env("PERL_PERTURB_KEYS", "0")
-        .args(["-e", script, &COUNT.to_string()])
+        .args([
+            "-e",
+            script,
+            &COUNT.to_string(),
+            &u8::from(shared).to_string(),
+        ])
         .output();
     if let Some(out) = perl
         .ok()
@@ -52,12 +63,19 @@ fn records() -> Vec<u8> {
         return out.stdout;
     }
     println!("records: Perl's Sereal is not installed; this crate's encoder writes the document");
+    let arrays: Vec<Value> = (0..7)
+        .map(|j| Value::array([format!("t{j}"), format!("s{j}")]))
+        .collect();
     let rows: Vec<Value> = (0..COUNT)
         .map(|i| {
+            let tags = match shared {
+                true => arrays[i % 7].clone(),
+                false => Value::array([format!("t{}", i % 7), format!("t{}", i % 11)]),
+            };
             sereal::sereal!({
                 "id": i, "name": (format!("user{i}")), "email": (format!("user{i}@example.com")),
                 "score": (2 * i + 1), "active": (i % 2),
-                "tags": [(format!("t{}", i % 7)), (format!("t{}", i % 11))],
+                "tags": (tags),
                 "address": {"city": (format!("city{}", i % 100)), "zip": (format!("{:05}", i % 100_000))}
             })
         })
@@ -90,7 +108,7 @@ fn main() {
     let once = std::env::args().any(|a| a == "--once");
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
-    let doc = records();
+    let doc = records(false);
     let last = format!("user{}@example.com", COUNT - 1);
     if run("view/last_field") {
         measure(
@@ -135,6 +153,32 @@ fn main() {
                 }
                 black_box(n);
             },
+        );
+    }
+    if run("view/shared_tag") {
+        let shared = records(true);
+        let first_tag = |v: &Value| {
+            let last = v.as_array().unwrap().last().unwrap().clone();
+            last.get("tags").unwrap().at(0).unwrap()
+        };
+        measure(
+            once,
+            "view/shared_tag",
+            "decode",
+            &mut || {
+                let view = View::new(black_box(&shared)).unwrap();
+                let found = view.select("$[-1].tags[0]").unwrap();
+                black_box(found[0].as_str().unwrap().unwrap());
+            },
+            &mut || {
+                black_box(first_tag(&decode(black_box(&shared)).unwrap()));
+            },
+        );
+        let view = View::new(&shared).unwrap();
+        let want = first_tag(&decode(&shared).unwrap());
+        assert_eq!(
+            view.select("$[-1].tags[0]").unwrap()[0].as_str().unwrap(),
+            want.as_str()
         );
     }
     if run("merge") {
