@@ -508,10 +508,9 @@ fn merged_and_split_documents_give_back_the_data() {
         .into_iter()
         .filter(|d| d.len() < 200_000)
         .collect();
-    let values: Vec<Value> = docs
-        .iter()
-        .map(|d| decode(d).unwrap().into_value())
-        .collect();
+    // kept as documents, which free the cycles of the shaped documents
+    let decoded: Vec<sereal::Document> = docs.iter().map(|d| decode(d).unwrap()).collect();
+    let values: Vec<&Value> = decoded.iter().map(|d| d.root()).collect();
     for opts in [
         MergeOptions::new(),
         MergeOptions::new().dedupe_strings(true),
@@ -528,6 +527,9 @@ fn merged_and_split_documents_give_back_the_data() {
             assert!(arr.get(i).unwrap().perl_eq(v), "input {i}");
         }
         // split back into chunks: their elements are the inputs, in order
+        // (the chunks' documents outlive the elements taken out of them,
+        // so that they free the cycles)
+        let mut chunk_docs = Vec::new();
         let mut again = Vec::new();
         for chunk in Splitter::new(View::new(&merged).unwrap(), 4096).unwrap() {
             let chunk = chunk.unwrap();
@@ -540,6 +542,8 @@ fn merged_and_split_documents_give_back_the_data() {
                 a.len()
             );
             again.extend(a.iter().cloned());
+            drop(a);
+            chunk_docs.push(doc);
         }
         assert_eq!(again.len(), values.len());
         for (i, v) in values.iter().enumerate() {
