@@ -29,7 +29,8 @@ pub enum Kind {
     Hash,
     /// A regexp, or a reference to one.
     Regexp,
-    /// An object written by a `FREEZE` callback.
+    /// An object written by a `FREEZE` callback, or a second reference
+    /// to one (which the decoder reads as the object).
     Frozen,
     /// Any other reference (to a scalar, to a reference).
     Reference,
