@@ -63,6 +63,10 @@ pub(super) struct Reader<'a, 'o> {
     aliased: Vec<Ref>,
     /// Position of the reference tag the last WEAKEN applies to.
     weak_ref_at: usize,
+    /// A node being read that the back-reference at `weak_ref_at` named
+    /// without counting it a cycle, the WEAKEN being due to make it weak:
+    /// a cycle after all if the WEAKEN fails.
+    weak_named: Option<Ref>,
     /// Immortal cells that weak references point to (see [`Document`]).
     keep: Vec<Ref>,
     /// While an `OBJECT` that names its slot is read (a tracked one, or the
@@ -182,6 +186,7 @@ impl<'a, 'o> Reader<'a, 'o> {
             cycles: Vec::new(),
             aliased: Vec::new(),
             weak_ref_at: usize::MAX,
+            weak_named: None,
             keep: Vec::new(),
             slot: None,
             alias_below: match (dec.opts.alias_varint_under, dec.opts.alias_smallint) {

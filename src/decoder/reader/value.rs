@@ -135,6 +135,8 @@ impl Reader<'_, '_> {
                     // cycle, which the document frees when it is dropped.
                     item.open = false;
                     self.cycles.push(node.clone());
+                } else if item.open {
+                    self.weak_named = Some(node.clone());
                 }
                 if t == tag::REFP {
                     self.note_pad(at, &node);
@@ -172,7 +174,11 @@ impl Reader<'_, '_> {
                 } else {
                     Some(self.nested_value(t)?)
                 };
+                let named = self.weak_named.take();
                 let Some(Value::Ref(r)) = v else {
+                    // What the back-reference named stays held strongly:
+                    // the document the error drops frees the cycle.
+                    self.cycles.extend(named);
                     return Err(self
                         .cur
                         .error_at(ErrorKind::Invalid("WEAKEN of a non-reference".into()), at));
